@@ -1,0 +1,84 @@
+/**
+ * Configuration from the environment, with CLI flags of the same meaning (`--stdio`, `--port`,
+ * `--host`, `--file`, `--kv`). Invalid values stop the start with a message naming the variable.
+ */
+import { z } from "zod";
+import { LOG_LEVELS } from "./log.ts";
+
+/** The tool groups a server can expose (`CHECKLIST_TOOLS`). */
+export const TOOL_GROUPS = ["tasks", "checklist", "works", "progress"] as const;
+/** One of {@link TOOL_GROUPS}. */
+export type ToolGroup = typeof TOOL_GROUPS[number];
+
+const list = z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean));
+const flag = z.enum(["1", "0", "true", "false", "yes", "no", ""]).transform((s) =>
+  ["1", "true", "yes"].includes(s)
+);
+
+const ConfigSchema = z.object({
+  transport: z.enum(["http", "stdio"]),
+  filePath: z.string().min(1).optional(),
+  kvPath: z.string().min(1).optional(),
+  port: z.coerce.number().int().min(0).max(65535).default(8585),
+  host: z.string().min(1).default("127.0.0.1"),
+  workCacheSize: z.coerce.number().int().min(1).max(1000).default(10),
+  authToken: z.string().min(1).optional(),
+  allowedHosts: list.optional(),
+  allowedOrigins: list.optional(),
+  groups: list.pipe(z.array(z.enum(TOOL_GROUPS)).min(1)).default([...TOOL_GROUPS]),
+  logLevel: z.enum(LOG_LEVELS).default("info"),
+  stateless: flag.default(false),
+  allowUnauthenticatedRemote: flag.default(false),
+});
+
+/** The parsed configuration. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+const ENV_NAMES: Record<string, string> = {
+  filePath: "FILE_PATH",
+  kvPath: "KV_PATH",
+  port: "PORT",
+  host: "HOST",
+  workCacheSize: "WORK_CACHE_SIZE",
+  authToken: "AUTH_TOKEN",
+  allowedHosts: "ALLOWED_HOSTS",
+  allowedOrigins: "ALLOWED_ORIGINS",
+  groups: "CHECKLIST_TOOLS",
+  logLevel: "LOG_LEVEL",
+  stateless: "STATELESS",
+  allowUnauthenticatedRemote: "ALLOW_UNAUTHENTICATED_REMOTE",
+};
+
+const FLAGS: Record<string, string> = {
+  "--port": "port",
+  "--host": "host",
+  "--file": "filePath",
+  "--kv": "kvPath",
+};
+
+/** Reads the configuration; throws an Error whose message names each bad variable. */
+export function loadConfig(env: Record<string, string | undefined>, args: readonly string[] = []): Config {
+  const raw: Record<string, unknown> = { transport: args.includes("--stdio") ? "stdio" : "http" };
+  for (const [key, name] of Object.entries(ENV_NAMES)) {
+    const value = env[name];
+    if (value !== undefined && value !== "") raw[key] = value;
+  }
+  for (let i = 0; i < args.length; i++) {
+    const [flagName, inline] = args[i]!.split("=", 2);
+    const key = FLAGS[flagName!];
+    if (!key) continue;
+    raw[key] = inline ?? args[++i];
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? "");
+      return `${ENV_NAMES[key] ?? key}: ${issue.message}`;
+    });
+    throw new Error(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  if (parsed.data.filePath && parsed.data.kvPath) {
+    throw new Error("Invalid configuration: set FILE_PATH or KV_PATH, not both");
+  }
+  return parsed.data;
+}

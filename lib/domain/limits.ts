@@ -1,0 +1,21 @@
+/**
+ * The documented limits (README "Limits"). Exceeding one is `LIMIT_EXCEEDED` and changes nothing.
+ *
+ * They keep one tree small enough to answer fast and one stored value small enough for every store
+ * (a Deno KV value is at most 64 KiB).
+ */
+export const LIMITS = {
+  sessionIdLength: 100,
+  taskIdLength: 64,
+  nameLength: 200,
+  descriptionLength: 4000,
+  resolutionLength: 4000,
+  listItems: 20,
+  listItemLength: 500,
+  depth: 12,
+  childrenPerTask: 1000,
+  tasksPerCall: 500,
+  tasksPerSession: 100_000,
+  tableRows: 40,
+  treeTextLines: 400,
+} as const;

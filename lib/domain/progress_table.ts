@@ -1,0 +1,191 @@
+/**
+ * The progress table shared by startTask and completeTask (R3.6, R3.11–R3.14).
+ *
+ * One row per task in tree order. A tree larger than the row cap is shown around the active path
+ * (the focus task, the tasks this call changed, their ancestors and nearby siblings); every hidden
+ * run of siblings is a counted row and a footer says how many tasks are not shown, so nothing is cut
+ * silently. Built in one pass over the rows it shows; totals come from the tree's counters.
+ */
+import { LIMITS } from "./limits.ts";
+import type { Task, TaskStatus } from "./schemas.ts";
+import type { TaskTree } from "./task_tree.ts";
+
+/** Overall totals plus the Markdown table (R3.13). */
+export interface ProgressSummary {
+  total_tasks: number;
+  completed_tasks: number;
+  in_progress_tasks: number;
+  todo_tasks: number;
+  completion_percentage: number;
+  table: string;
+}
+
+/** Options of {@link progressSummary}. */
+export interface ProgressOptions {
+  /** The task the reader should look at next (started leaf or next task). */
+  focus?: Task | undefined;
+  /** Status of each task before this call, for the "Changed" column. */
+  statusBefore?: ReadonlyMap<string, TaskStatus>;
+  /** Maximum number of task rows. */
+  rowCap?: number;
+}
+
+const SIBLING_WINDOW = 2;
+const MAX_ANCHORS = 12;
+
+/** Totals and the table for the whole session. */
+export function progressSummary(tree: TaskTree, options: ProgressOptions = {}): ProgressSummary {
+  const counts = tree.counts;
+  const total = tree.size;
+  const percent = total === 0 ? 0 : Math.round((counts.done / total) * 1000) / 10;
+  return {
+    total_tasks: total,
+    completed_tasks: counts.done,
+    in_progress_tasks: counts.in_progress,
+    todo_tasks: counts.todo,
+    completion_percentage: percent,
+    table: renderTable(tree, options, percent),
+  };
+}
+
+interface Row {
+  task: Task;
+  depth: number;
+  parent: Task | undefined;
+}
+
+function renderTable(tree: TaskTree, options: ProgressOptions, percent: number): string {
+  const cap = options.rowCap ?? LIMITS.tableRows;
+  const before = options.statusBefore ?? new Map<string, TaskStatus>();
+  if (tree.size === 0) return "No tasks in this session.";
+  const lines = [
+    "| Task | ID | Parent | Status | Changed | Subtasks | Progress |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  const parents: Row[] = [];
+  let shown = 0;
+  const emit = (row: Row) => {
+    shown++;
+    if (row.task.tasks.length > 0) parents.push(row);
+    lines.push(formatRow(row, before.get(row.task.id)));
+  };
+  if (tree.size <= cap) {
+    for (const row of tree.walk()) emit(row);
+  } else {
+    const anchors = anchorsOf(tree, options, before);
+    const expanded = new Set<string>();
+    for (const anchor of anchors) {
+      for (let p = tree.parentOf(anchor); p; p = tree.parentOf(p)) expanded.add(p.id);
+    }
+    const marked = new Set([...expanded, ...anchors.map((a) => a.id)]);
+    const visit = (list: Task[], depth: number, parent: Task | undefined) => {
+      const show = windowAround(list, marked);
+      let hidden = 0;
+      const flushHidden = () => {
+        if (hidden > 0) lines.push(`| ${indent(depth)}… ${hidden} more | | ${parent?.id ?? "—"} | | | | |`);
+        hidden = 0;
+      };
+      for (let i = 0; i < list.length; i++) {
+        const task = list[i]!;
+        if (!show.has(i) || shown >= cap) {
+          hidden++;
+          continue;
+        }
+        flushHidden();
+        emit({ task, depth, parent });
+        if (expanded.has(task.id)) visit(task.tasks, depth + 1, task);
+      }
+      flushHidden();
+    };
+    visit(tree.roots, 0, undefined);
+  }
+  const out = [lines.join("\n"), ""];
+  if (shown < tree.size) {
+    out.push(
+      `Showing ${shown} of ${tree.size} tasks around the active path; rows "… N more" count the hidden siblings. Use getTask or listTasks for the rest.`,
+      "",
+    );
+  }
+  if (parents.length > 0) {
+    out.push("Parent progress:");
+    for (const { task } of parents) {
+      const done = doneChildren(task);
+      const totalChildren = task.tasks.length;
+      out.push(
+        `- ${cell(task.name)} (${task.id}): ${done}/${totalChildren} subtasks done, ${
+          totalChildren - done
+        } remaining (${pct(done, totalChildren)}%)`,
+      );
+    }
+    out.push("");
+  }
+  const c = tree.counts;
+  out.push(
+    `Overall: ${tree.size} tasks, ${c.done} done, ${c.in_progress} in progress, ${c.todo} todo (${percent}% complete)`,
+  );
+  return out.join("\n");
+}
+
+function anchorsOf(
+  tree: TaskTree,
+  options: ProgressOptions,
+  before: ReadonlyMap<string, TaskStatus>,
+): Task[] {
+  const anchors: Task[] = [];
+  const add = (task: Task | undefined) => {
+    if (task && anchors.length < MAX_ANCHORS && !anchors.includes(task)) anchors.push(task);
+  };
+  add(options.focus);
+  for (const id of before.keys()) add(tree.get(id));
+  for (const leaf of tree.activeLeaves()) add(leaf);
+  if (anchors.length === 0) add(tree.roots[0]);
+  return anchors;
+}
+
+function windowAround(list: Task[], marked: ReadonlySet<string>): Set<number> {
+  const show = new Set<number>();
+  let any = false;
+  for (let i = 0; i < list.length; i++) {
+    if (!marked.has(list[i]!.id)) continue;
+    any = true;
+    const from = Math.max(0, i - SIBLING_WINDOW);
+    const to = Math.min(list.length - 1, i + SIBLING_WINDOW);
+    for (let j = from; j <= to; j++) show.add(j);
+  }
+  if (!any) { for (let j = 0; j < Math.min(list.length, SIBLING_WINDOW * 2 + 1); j++) show.add(j); }
+  return show;
+}
+
+function formatRow(row: Row, before: TaskStatus | undefined): string {
+  const { task } = row;
+  const changed = before ? `${before} → ${task.status}` : "";
+  let subtasks = "—";
+  let progress = "—";
+  if (task.tasks.length > 0) {
+    const done = doneChildren(task);
+    subtasks = `${done}/${task.tasks.length}`;
+    progress = `${pct(done, task.tasks.length)}%`;
+  }
+  return `| ${indent(row.depth)}${cell(task.name)} | ${task.id} | ${
+    row.parent?.id ?? "—"
+  } | ${task.status} | ${changed} | ${subtasks} | ${progress} |`;
+}
+
+function doneChildren(task: Task): number {
+  let done = 0;
+  for (const child of task.tasks) if (child.status === "done") done++;
+  return done;
+}
+
+function pct(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 100);
+}
+
+function indent(depth: number): string {
+  return "· ".repeat(depth);
+}
+
+/** Text made safe for one Markdown table cell. */
+export function cell(text: string): string {
+  return text.replace(/\r?\n/g, " ").replaceAll("|", "\\|");
+}

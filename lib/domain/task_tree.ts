@@ -1,0 +1,355 @@
+/**
+ * One session's task tree: plain {@link Task} objects plus an id index, status counters and a journal.
+ *
+ * Every change goes through the journaled primitives below, so a transaction can be rolled back
+ * exactly (R6.9) and reports which tasks it touched (what a store must write).
+ */
+import { fail } from "./errors.ts";
+import type { Task, TaskStatus } from "./schemas.ts";
+
+interface Entry {
+  task: Task;
+  parent: Task | undefined;
+}
+
+/** What a committed transaction changed: enough for a store to write only that. */
+export interface TreeChanges {
+  /** Ids whose own fields or child list changed, or that were added. */
+  readonly touched: ReadonlySet<string>;
+  /** Ids removed from the tree (with their subtrees). */
+  readonly removed: ReadonlySet<string>;
+  /** Roots were added, removed or reordered. */
+  readonly rootsChanged: boolean;
+  /** Status before the transaction, for every task whose status changed. */
+  readonly statusBefore: ReadonlyMap<string, TaskStatus>;
+}
+
+/** An open transaction on a tree; exactly one of `commit` or `rollback` ends it. */
+export interface TreeTransaction {
+  /** What the transaction changed so far. */
+  readonly changes: TreeChanges;
+  /** Keep the changes. */
+  commit(): void;
+  /** Undo every change since `begin`, in reverse order. */
+  rollback(): void;
+}
+
+interface OpenTransaction {
+  undo: (() => void)[];
+  touched: Set<string>;
+  removed: Set<string>;
+  rootsChanged: boolean;
+  statusBefore: Map<string, TaskStatus>;
+}
+
+type EditableField = "name" | "description" | "resolution" | "completion_criteria" | "constraints";
+
+/** A session's tree. Lookups by id are O(1); the parent of a task is in the index, not searched. */
+export class TaskTree {
+  /** The root tasks in execution order: the stored form (R4.6). */
+  readonly roots: Task[];
+  #index = new Map<string, Entry>();
+  #counts: Record<TaskStatus, number> = { todo: 0, in_progress: 0, done: 0 };
+  #active = new Set<string>();
+  #tx: OpenTransaction | undefined;
+
+  /** Builds the index over `roots` (taken, not copied); duplicate ids are refused. */
+  constructor(roots: Task[] = []) {
+    this.roots = roots;
+    for (const root of roots) this.#indexSubtree(root, undefined);
+  }
+
+  /** Number of tasks in the tree. */
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** Tasks per status, kept up to date by every change. */
+  get counts(): Readonly<Record<TaskStatus, number>> {
+    return this.#counts;
+  }
+
+  /** The task with this id, if any. */
+  get(id: string): Task | undefined {
+    return this.#index.get(id)?.task;
+  }
+
+  /** The task with this id, or a `NOT_FOUND` error naming it. */
+  require(id: string): Task {
+    return this.get(id) ??
+      fail("NOT_FOUND", `No task with id "${id}" in this session. Call listTasks to see the ids.`);
+  }
+
+  /** The parent of a task; undefined for a root. */
+  parentOf(task: Task): Task | undefined {
+    return this.#index.get(task.id)?.parent;
+  }
+
+  /** The list a task sits in: its parent's `tasks`, or the roots. */
+  siblingsOf(task: Task): Task[] {
+    return this.parentOf(task)?.tasks ?? this.roots;
+  }
+
+  /** The tasks from the root down to `task`, inclusive. */
+  pathTo(task: Task): Task[] {
+    const path: Task[] = [];
+    for (let t: Task | undefined = task; t; t = this.parentOf(t)) path.push(t);
+    return path.reverse();
+  }
+
+  /** Leaves currently in progress (at most one while invariant 1 holds). */
+  activeLeaves(): Task[] {
+    return [...this.#active].map((id) => this.require(id));
+  }
+
+  /** Every task in tree order (depth first, siblings in order) with its depth and parent. */
+  *walk(): Generator<{ task: Task; depth: number; parent: Task | undefined }> {
+    const stack: { task: Task; depth: number; parent: Task | undefined }[] = [];
+    for (let i = this.roots.length - 1; i >= 0; i--) {
+      stack.push({ task: this.roots[i]!, depth: 0, parent: undefined });
+    }
+    while (stack.length > 0) {
+      const item = stack.pop()!;
+      yield item;
+      const children = item.task.tasks;
+      for (let i = children.length - 1; i >= 0; i--) {
+        stack.push({ task: children[i]!, depth: item.depth + 1, parent: item.task });
+      }
+    }
+  }
+
+  /** Status before the open transaction of every task it changed; empty outside one. */
+  get statusBefore(): ReadonlyMap<string, TaskStatus> {
+    return this.#tx?.statusBefore ?? new Map();
+  }
+
+  /** Opens a transaction; changes made until `commit`/`rollback` are journaled. Not reentrant. */
+  begin(): TreeTransaction {
+    if (this.#tx) throw new Error("a transaction is already open on this tree");
+    const tx: OpenTransaction = {
+      undo: [],
+      touched: new Set(),
+      removed: new Set(),
+      rootsChanged: false,
+      statusBefore: new Map(),
+    };
+    this.#tx = tx;
+    const end = () => {
+      if (this.#tx !== tx) throw new Error("transaction already ended");
+      this.#tx = undefined;
+    };
+    return {
+      changes: {
+        touched: tx.touched,
+        removed: tx.removed,
+        get rootsChanged() {
+          return tx.rootsChanged;
+        },
+        statusBefore: tx.statusBefore,
+      },
+      commit: end,
+      rollback: () => {
+        for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+        end();
+      },
+    };
+  }
+
+  /** Runs `fn` in a transaction: commits on return, rolls back and rethrows on throw. */
+  transact<T>(fn: (tree: this) => T): { result: T; changes: TreeChanges; rollback: () => void } {
+    const tx = this.begin();
+    let result: T;
+    try {
+      result = fn(this);
+    } catch (error) {
+      tx.rollback();
+      throw error;
+    }
+    // Keep the journal alive until the caller's store has written: it may still roll back.
+    const undo = [...this.#tx!.undo];
+    tx.commit();
+    return {
+      result,
+      changes: tx.changes,
+      rollback: () => {
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+      },
+    };
+  }
+
+  /** Sets a task's status, keeping counters and the active-leaf set in step. */
+  setStatus(task: Task, status: TaskStatus): void {
+    const before = task.status;
+    if (before === status) return;
+    const tx = this.#open();
+    if (!tx.statusBefore.has(task.id)) tx.statusBefore.set(task.id, before);
+    tx.touched.add(task.id);
+    this.#applyStatus(task, status);
+    tx.undo.push(() => this.#applyStatus(task, before));
+  }
+
+  /** Sets an editable field; `undefined` removes it. */
+  setField<K extends EditableField>(task: Task, key: K, value: Task[K]): void {
+    const tx = this.#open();
+    const had = Object.hasOwn(task, key);
+    const before = task[key];
+    if (value === undefined) delete task[key];
+    else task[key] = value;
+    tx.touched.add(task.id);
+    tx.undo.push(() => {
+      if (had) task[key] = before;
+      else delete task[key];
+    });
+  }
+
+  /** Inserts a new subtree under `parent` (or at root level) at `index`; its ids must be new. */
+  insert(parent: Task | undefined, index: number, task: Task): void {
+    const tx = this.#open();
+    const list = parent?.tasks ?? this.roots;
+    list.splice(index, 0, task);
+    try {
+      this.#indexSubtree(task, parent);
+    } catch (error) {
+      list.splice(index, 1);
+      throw error;
+    }
+    this.#markList(tx, parent);
+    for (const { task: t } of subtree(task)) {
+      tx.touched.add(t.id);
+      tx.removed.delete(t.id);
+    }
+    tx.undo.push(() => {
+      list.splice(list.indexOf(task), 1);
+      this.#unindexSubtree(task, parent);
+    });
+  }
+
+  /** Removes a task and its subtree; returns how many tasks were removed. */
+  remove(task: Task): number {
+    const tx = this.#open();
+    const parent = this.parentOf(task);
+    const list = parent?.tasks ?? this.roots;
+    const index = list.indexOf(task);
+    list.splice(index, 1);
+    const count = this.#unindexSubtree(task, parent);
+    this.#markList(tx, parent);
+    for (const { task: t } of subtree(task)) {
+      tx.removed.add(t.id);
+      tx.touched.delete(t.id);
+    }
+    tx.undo.push(() => {
+      list.splice(index, 0, task);
+      this.#indexSubtree(task, parent);
+    });
+    return count;
+  }
+
+  /**
+   * Recomputes the statuses of `parent` and its ancestors from their children (invariant 2).
+   *
+   * Stops at the first ancestor whose status does not change; returns the tasks that changed.
+   */
+  settleFrom(parent: Task | undefined): Task[] {
+    const changed: Task[] = [];
+    for (let t = parent; t; t = this.parentOf(t)) {
+      const next = derivedStatus(t);
+      if (next === t.status) break;
+      this.setStatus(t, next);
+      changed.push(t);
+    }
+    return changed;
+  }
+
+  #open(): OpenTransaction {
+    return this.#tx ?? fail("INVALID_INPUT", "internal: tree changed outside a transaction");
+  }
+
+  #markList(tx: OpenTransaction, parent: Task | undefined): void {
+    if (parent) tx.touched.add(parent.id);
+    else tx.rootsChanged = true;
+  }
+
+  #applyStatus(task: Task, status: TaskStatus): void {
+    this.#counts[task.status]--;
+    this.#counts[status]++;
+    task.status = status;
+    this.#trackActive(task);
+  }
+
+  #trackActive(task: Task): void {
+    if (task.status === "in_progress" && task.tasks.length === 0) this.#active.add(task.id);
+    else this.#active.delete(task.id);
+  }
+
+  #indexSubtree(task: Task, parent: Task | undefined): void {
+    const added: string[] = [];
+    try {
+      for (const item of subtree(task, parent)) {
+        if (this.#index.has(item.task.id)) {
+          fail("DUPLICATE_ID", `Task id "${item.task.id}" is already used in this session.`);
+        }
+        this.#index.set(item.task.id, { task: item.task, parent: item.parent });
+        added.push(item.task.id);
+        this.#counts[item.task.status]++;
+        this.#trackActive(item.task);
+      }
+    } catch (error) {
+      for (const id of added) {
+        const t = this.#index.get(id)!.task;
+        this.#counts[t.status]--;
+        this.#active.delete(id);
+        this.#index.delete(id);
+      }
+      throw error;
+    }
+    // Called after the subtree joined its list: a parent that gains a child stops being a leaf.
+    if (parent) this.#trackActive(parent);
+  }
+
+  #unindexSubtree(task: Task, parent: Task | undefined): number {
+    let count = 0;
+    for (const { task: t } of subtree(task)) {
+      this.#index.delete(t.id);
+      this.#counts[t.status]--;
+      this.#active.delete(t.id);
+      count++;
+    }
+    if (parent) this.#trackActive(parent);
+    return count;
+  }
+}
+
+/** The status a parent must have given its children; a leaf keeps its own. */
+export function derivedStatus(task: Task): TaskStatus {
+  if (task.tasks.length === 0) return task.status;
+  let allDone = true;
+  for (const child of task.tasks) {
+    if (child.status === "in_progress") return "in_progress";
+    if (child.status !== "done") allDone = false;
+  }
+  return allDone ? "done" : "todo";
+}
+
+/** `task` and all its descendants, depth first, each with its parent. */
+export function* subtree(
+  task: Task,
+  parent?: Task,
+): Generator<{ task: Task; parent: Task | undefined }> {
+  const stack: { task: Task; parent: Task | undefined }[] = [{ task, parent }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    yield item;
+    for (let i = item.task.tasks.length - 1; i >= 0; i--) {
+      stack.push({ task: item.task.tasks[i]!, parent: item.task });
+    }
+  }
+}
+
+/** Height of a subtree: 1 for a leaf. */
+export function heightOf(task: { tasks?: readonly unknown[] }): number {
+  let max = 0;
+  for (const child of (task.tasks ?? []) as { tasks?: readonly unknown[] }[]) {
+    max = Math.max(max, heightOf(child));
+  }
+  return max + 1;
+}

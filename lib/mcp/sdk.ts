@@ -1,0 +1,22 @@
+/**
+ * The MCP SDK's server-side exports, typed. Deno types every `…/x.js` subpath of the SDK as `any`
+ * (typescript-sdk issue 2701); the `@ts-types` directives point at the real declarations.
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/completable"
+export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export {
+  CallToolRequestSchema,
+  ErrorCode,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export type { CallToolResult, Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";

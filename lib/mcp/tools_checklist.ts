@@ -1,0 +1,115 @@
+/** Tool group `checklist`: the original Checklist MCP Server's tools over the same tree. */
+import { z } from "zod";
+import { type ChecklistItem, markDone, renderTree, updateTasks } from "../domain/checklist.ts";
+import { fail } from "../domain/errors.ts";
+import { LIMITS } from "../domain/limits.ts";
+import { NameSchema, SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
+import { defineTool, type ToolDef } from "./tool.ts";
+
+const sessionId = SessionIdSchema.describe("Session (one task tree)");
+
+const ChecklistItemSchema: z.ZodType<ChecklistItem> = z.object({
+  taskId: TaskIdSchema.describe("Task id"),
+  description: NameSchema.describe("Task text"),
+  status: z.enum(["TODO", "DONE", "todo", "done"]).transform((s) => s.toUpperCase() as "TODO" | "DONE")
+    .optional().describe("Default: kept for an existing task, TODO for a new one"),
+  get children() {
+    return z.array(ChecklistItemSchema).optional().describe("Subtasks; omit to keep an existing task's");
+  },
+});
+
+const treeText = z.string().describe("The session's tree, one line per task");
+
+const updateTasksTool = defineTool({
+  name: "update_tasks",
+  group: "checklist",
+  title: "Update checklist",
+  description:
+    'Replace the tasks at a path ("/" for the top level, "/a/b/" for the children of b under a). Existing taskIds keep their other fields; unlisted tasks at that path are removed.',
+  input: z.object({
+    sessionId,
+    path: z.string().max(LIMITS.taskIdLength * LIMITS.depth + LIMITS.depth + 1).regex(
+      /^\/(?:[^\s/]+\/)*$|^$/,
+      "a path looks like / or /a/b/",
+    ).default("/")
+      .describe("Where to replace, e.g. / or /a/b/"),
+    tasks: z.array(ChecklistItemSchema).describe("The new task list at that path"),
+  }),
+  output: z.object({ sessionId: z.string(), updated: z.number().int(), tree: treeText }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  async run({ sessionId, path, tasks }, { store }) {
+    const { updated, notes, tree } = await store.updateTree(sessionId, (t) => ({
+      ...updateTasks(t, path, tasks),
+      tree: renderTree(t.roots),
+    }));
+    const text = [
+      `Successfully updated ${updated} tasks at ${path} in session ${sessionId}.`,
+      ...notes,
+      "",
+      tree,
+    ].join("\n");
+    return { text, structured: { sessionId, updated, tree } };
+  },
+});
+
+const getAllTasksTool = defineTool({
+  name: "get_all_tasks",
+  group: "checklist",
+  title: "Get checklist",
+  description: "Show the session's whole task tree (✓ done, ◐ in progress, ○ todo).",
+  input: z.object({ sessionId }),
+  output: z.object({ sessionId: z.string(), total_tasks: z.number().int(), tree: treeText }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  async run({ sessionId }, { store }) {
+    const { total, tree } = await store.readTree(sessionId, (t) => ({
+      total: t?.size ?? 0,
+      tree: renderTree(t?.roots ?? []),
+    }));
+    return { text: tree, structured: { sessionId, total_tasks: total, tree } };
+  },
+});
+
+const markDoneTool = defineTool({
+  name: "mark_task_as_done",
+  group: "checklist",
+  title: "Mark tasks done",
+  description:
+    "Mark tasks done, in the order given. A parent with unfinished subtasks fails for that id, with the reason.",
+  input: z.object({
+    sessionId,
+    taskIds: z.array(TaskIdSchema).min(1).max(LIMITS.tasksPerCall).describe("Ids to mark done"),
+  }),
+  output: z.object({
+    marked: z.array(z.string()),
+    failed: z.array(z.object({ taskId: z.string(), code: z.string(), reason: z.string() })).describe(
+      "{taskId, code, reason}",
+    ),
+    tree: treeText,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run({ sessionId, taskIds }, { store }) {
+    const { marked, failed, tree } = await store.updateTree(sessionId, (t) => {
+      const result = markDone(t, taskIds);
+      if (result.marked.length === 0) {
+        // Nothing marked: a refusal, so nothing (not even a new empty session) is kept.
+        fail(
+          result.failed[0]!.code,
+          result.failed.map((f) => `${f.taskId}: ${f.reason}`).join("; ") +
+            ". Call get_all_tasks to see the tree.",
+        );
+      }
+      return { ...result, tree: renderTree(t.roots) };
+    });
+    const lines = [`Marked done: ${marked.join(", ")}.`];
+    for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);
+    lines.push("", tree);
+    return { text: lines.join("\n"), structured: { marked, failed, tree } };
+  },
+});
+
+/** The checklist tools, in listing order. */
+export const CHECKLIST_TOOLS: ToolDef[] = [
+  updateTasksTool,
+  getAllTasksTool,
+  markDoneTool,
+] as unknown as ToolDef[];

@@ -1,0 +1,236 @@
+/** Tool group `tasks`: the hierarchical task tree (seed 002), thin over `domain/task_ops.ts`. */
+import { z } from "zod";
+import { renderTree } from "../domain/checklist.ts";
+import { fail } from "../domain/errors.ts";
+import {
+  DescriptionSchema,
+  NameSchema,
+  NewTaskSchema,
+  ResolutionSchema,
+  SessionIdSchema,
+  StatementListSchema,
+  TaskIdSchema,
+  TaskSchema,
+  TaskStatusSchema,
+  TaskViewSchema,
+} from "../domain/schemas.ts";
+import {
+  completeTask,
+  createTask,
+  deleteTask,
+  listTasks,
+  startTask,
+  updateTask,
+} from "../domain/task_ops.ts";
+import { defineTool, type ToolDef } from "./tool.ts";
+
+const sessionId = SessionIdSchema.default("default");
+const taskId = TaskIdSchema.describe("Task id");
+
+const TASK =
+  "Task {id, name, description, status, resolution?, completion_criteria?, constraints?, tasks: Task[]}";
+const VIEW =
+  "{id, name, description, status, resolution?, completion_criteria?, constraints?, parent_id?, subtasks_total, subtasks_done}";
+
+const ProgressSummarySchema = z.object({
+  total_tasks: z.number().int(),
+  completed_tasks: z.number().int(),
+  in_progress_tasks: z.number().int(),
+  todo_tasks: z.number().int(),
+  completion_percentage: z.number(),
+  table: z.string(),
+}).describe(
+  "{total_tasks, completed_tasks, in_progress_tasks, todo_tasks, completion_percentage, table (Markdown)}",
+);
+
+const createTaskTool = defineTool({
+  name: "createTask",
+  group: "tasks",
+  title: "Create task",
+  description:
+    "Create a task, optionally with nested subtasks in one call (all or nothing). Subtasks inherit completion_criteria and constraints.",
+  input: NewTaskSchema.omit({ id: true }).extend({
+    sessionId,
+    description: DescriptionSchema.optional().describe("What to do"),
+    completion_criteria: StatementListSchema.optional().describe("When it is done; inherited"),
+    constraints: StatementListSchema.optional().describe("Rules to keep; inherited"),
+    tasks: z.array(NewTaskSchema).optional().describe("Subtasks in order, same shape, nestable, optional id"),
+    parentId: TaskIdSchema.optional().describe("Omit for a root task"),
+    insertIndex: z.number().int().min(0).optional().describe("Position among siblings; default last"),
+  }),
+  output: z.object({ task: TaskSchema.describe(TASK), message: z.string().optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run({ sessionId, ...input }, { store }) {
+    const { task, message } = await store.updateTree(sessionId, (tree) => createTask(tree, input));
+    return { text: `${message}\n\n${renderTree([task])}`, structured: { task, message } };
+  },
+});
+
+const getTaskTool = defineTool({
+  name: "getTask",
+  group: "tasks",
+  title: "Get task",
+  description: "Get a task with its whole subtree.",
+  input: z.object({ sessionId, id: taskId }),
+  output: z.object({ task: TaskSchema.describe(TASK) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  async run({ sessionId, id }, { store }) {
+    return await store.readTree(sessionId, (tree) => {
+      const task = tree?.get(id) ??
+        fail(
+          "NOT_FOUND",
+          `No task with id "${id}" in session "${sessionId}". Call listTasks to see the ids.`,
+        );
+      const parent = tree!.parentOf(task);
+      const lines = [
+        `${task.name} (${task.id}) — ${task.status}${parent ? `, subtask of ${parent.id}` : ""}`,
+        ...(task.description ? [task.description] : []),
+        ...(task.resolution ? [`Resolution: ${task.resolution}`] : []),
+        ...(task.completion_criteria ?? []).map((c) => `Criterion: ${c}`),
+        ...(task.constraints ?? []).map((c) => `Constraint: ${c}`),
+        "",
+        renderTree([task]),
+      ];
+      return { text: lines.join("\n"), structured: { task } };
+    });
+  },
+});
+
+const listTasksTool = defineTool({
+  name: "listTasks",
+  group: "tasks",
+  title: "List tasks",
+  description: "List the tasks at one level: the root tasks, or the subtasks of parentId.",
+  input: z.object({ sessionId, parentId: TaskIdSchema.optional().describe("List this task's subtasks") }),
+  output: z.object({ tasks: z.array(TaskViewSchema).describe(VIEW) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  async run({ sessionId, parentId }, { store }) {
+    const tasks = await store.readTree(sessionId, (tree) => {
+      if (!tree) {
+        if (parentId !== undefined) fail("NOT_FOUND", `Session "${sessionId}" has no task "${parentId}".`);
+        return [];
+      }
+      return listTasks(tree, parentId);
+    });
+    const marks = { done: "✓", in_progress: "◐", todo: "○" };
+    const text = tasks.length === 0
+      ? "No tasks at this level. Create one with createTask."
+      : tasks.map((t) =>
+        `- ${marks[t.status]} ${t.id}: ${t.name}${
+          t.subtasks_total ? ` (${t.subtasks_done}/${t.subtasks_total} subtasks done)` : ""
+        }`
+      ).join("\n");
+    return { text, structured: { tasks } };
+  },
+});
+
+const updateTaskTool = defineTool({
+  name: "updateTask",
+  group: "tasks",
+  title: "Update task",
+  description:
+    "Change a task's fields. A status change follows the start/complete rules; a parent's status follows its subtasks. An empty list clears criteria or constraints.",
+  input: z.object({
+    sessionId,
+    id: taskId,
+    name: NameSchema.optional(),
+    description: DescriptionSchema.optional(),
+    status: TaskStatusSchema.optional(),
+    resolution: ResolutionSchema.optional(),
+    completion_criteria: StatementListSchema.optional(),
+    constraints: StatementListSchema.optional(),
+  }),
+  output: z.object({ task: TaskViewSchema.describe(VIEW), message: z.string() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run({ sessionId, ...input }, { store }) {
+    const result = await store.updateTree(sessionId, (tree) => {
+      if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
+      return updateTask(tree, input);
+    });
+    return { text: result.message, structured: result };
+  },
+});
+
+const deleteTaskTool = defineTool({
+  name: "deleteTask",
+  group: "tasks",
+  title: "Delete task",
+  description: "Delete a task and its whole subtree.",
+  input: z.object({ sessionId, id: taskId }),
+  output: z.object({ id: z.string(), deleted: z.number().int().describe("Tasks removed, subtree included") }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  async run({ sessionId, id }, { store }) {
+    const result = await store.updateTree(sessionId, (tree) => deleteTask(tree, id));
+    const more = result.deleted - 1;
+    return {
+      text: `Deleted task ${id}${more > 0 ? ` and its ${more} subtask${more > 1 ? "s" : ""}` : ""}.`,
+      structured: result,
+    };
+  },
+});
+
+const startTaskTool = defineTool({
+  name: "startTask",
+  group: "tasks",
+  title: "Start task",
+  description:
+    "Start a task. On a parent it starts the first unfinished leaf below it. Earlier siblings must be done. Returns the inherited completion criteria and constraints, and the progress table.",
+  input: z.object({ sessionId, id: taskId }),
+  output: z.object({
+    task: TaskViewSchema.describe(`The leaf started: ${VIEW}`),
+    started_tasks: z.array(z.object({ id: z.string(), name: z.string() })).describe(
+      "{id, name} now in progress",
+    ),
+    message: z.string(),
+    hierarchy_summary: z.string(),
+    aggregated_completion_criteria: z.array(z.string()),
+    aggregated_constraints: z.array(z.string()),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run({ sessionId, id }, { store }) {
+    const result = await store.updateTree(sessionId, (tree) => {
+      if (tree.size === 0) {
+        fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}". Create tasks with createTask first.`);
+      }
+      return startTask(tree, id);
+    });
+    return { text: `${result.message}\n\n${result.hierarchy_summary}`, structured: result };
+  },
+});
+
+const completeTaskTool = defineTool({
+  name: "completeTask",
+  group: "tasks",
+  title: "Complete task",
+  description:
+    "Complete a task with a resolution. Refused while it has unfinished subtasks. Parents complete themselves; names the next task and shows progress.",
+  input: z.object({
+    sessionId,
+    id: taskId,
+    resolution: ResolutionSchema.min(1).describe("What was done, briefly"),
+  }),
+  output: z.object({
+    message: z.string(),
+    next_task_id: z.string().optional(),
+    progress_summary: ProgressSummarySchema,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run({ sessionId, id, resolution }, { store }) {
+    const result = await store.updateTree(sessionId, (tree) => {
+      if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}".`);
+      return completeTask(tree, id, resolution);
+    });
+    return { text: `${result.message}\n\n${result.progress_summary.table}`, structured: result };
+  },
+});
+
+/** The task tools, in listing order. */
+export const TASK_TOOLS: ToolDef[] = [
+  createTaskTool,
+  getTaskTool,
+  listTasksTool,
+  updateTaskTool,
+  deleteTaskTool,
+  startTaskTool,
+  completeTaskTool,
+] as unknown as ToolDef[];

@@ -1,0 +1,219 @@
+/**
+ * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document.
+ *
+ * Safe for several processes on one file: every change takes an exclusive lock on `<file>.lock`,
+ * re-reads the file if another process replaced it, applies the change, writes a temporary file,
+ * fsyncs it, renames it over the file and fsyncs the directory, all before the reply. Readers never
+ * see a half-written file, and a crash at any moment leaves the old or the new document.
+ */
+import { dirname } from "node:path";
+import type { ProgressDoc } from "../domain/progress_doc.ts";
+import type { TaskTree } from "../domain/task_tree.ts";
+import type { WorkEntry } from "../domain/work_lru.ts";
+import { Serial } from "./serial.ts";
+import { type Applied, StoreFileSchema, StoreState } from "./state.ts";
+import { type Store, StoreOpenError } from "./store.ts";
+
+interface FileStamp {
+  ino: number | null;
+  mtime: number | undefined;
+  size: number;
+}
+
+/** Options of {@link JsonFileStore.open}. */
+export interface JsonFileStoreOptions {
+  /** Receives one line per invariant repair made while loading a file written elsewhere. */
+  onRepair?: (message: string) => void;
+}
+
+/** See the module doc. */
+export class JsonFileStore implements Store {
+  readonly kind = "file" as const;
+  readonly path: string;
+  #lockPath: string;
+  #state = new StoreState();
+  #stamp: FileStamp | undefined;
+  #serial = new Serial();
+  #onRepair: (message: string) => void;
+
+  private constructor(path: string, options: JsonFileStoreOptions) {
+    this.path = path;
+    this.#lockPath = `${path}.lock`;
+    this.#onRepair = options.onRepair ?? (() => {});
+  }
+
+  /** Opens the file, loading and validating it; a missing file starts empty. Throws {@link StoreOpenError}. */
+  static async open(path: string, options: JsonFileStoreOptions = {}): Promise<JsonFileStore> {
+    const store = new JsonFileStore(path, options);
+    await store.#refresh();
+    return store;
+  }
+
+  readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
+    return this.#read(() => fn(this.#state.sessions.get(sessionId)));
+  }
+
+  updateTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
+    return this.#mutate((state) => state.applyTree(sessionId, fn));
+  }
+
+  listSessions(): Promise<string[]> {
+    return this.#read(() => [...this.#state.sessions.keys()]);
+  }
+
+  readWorks<T>(fn: (entries: ReadonlyMap<string, WorkEntry>) => T): Promise<T> {
+    return this.#read(() => fn(this.#state.works));
+  }
+
+  updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
+    return this.#mutate((state) => state.applyWorks(fn));
+  }
+
+  readProgress(project: string): Promise<ProgressDoc | undefined> {
+    return this.#read(() => this.#state.progress.get(project));
+  }
+
+  updateProgress(
+    project: string,
+    fn: (current: ProgressDoc | undefined) => ProgressDoc,
+  ): Promise<ProgressDoc> {
+    return this.#mutate((state) => state.applyProgress(project, fn));
+  }
+
+  listProjects(): Promise<string[]> {
+    return this.#read(() => [...this.#state.progress.keys()]);
+  }
+
+  close(): Promise<void> {
+    return this.#serial.run(() => Promise.resolve());
+  }
+
+  #read<T>(fn: () => T): Promise<T> {
+    return this.#serial.run(async () => {
+      await this.#refresh();
+      return fn();
+    });
+  }
+
+  #mutate<T>(apply: (state: StoreState) => Applied<T>): Promise<T> {
+    return this.#serial.run(async () => {
+      using _lock = await lockFile(this.#lockPath);
+      await this.#refresh();
+      const applied = apply(this.#state);
+      try {
+        await this.#write();
+      } catch (error) {
+        applied.undo();
+        throw error;
+      }
+      return applied.result;
+    });
+  }
+
+  /** Reloads the file when another process replaced it since we last read or wrote it. */
+  async #refresh(): Promise<void> {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.stat(this.path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      throw new StoreOpenError(`Cannot read FILE_PATH ${this.path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const stamp = stampOf(info);
+    if (this.#stamp && sameStamp(this.#stamp, stamp)) return;
+    let text: string;
+    try {
+      text = await Deno.readTextFile(this.path);
+    } catch (error) {
+      throw new StoreOpenError(`Cannot read FILE_PATH ${this.path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    this.#state = this.#parse(text);
+    this.#stamp = stamp;
+  }
+
+  #parse(text: string): StoreState {
+    if (text.trim() === "") return new StoreState();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new StoreOpenError(
+        `FILE_PATH ${this.path} is not valid JSON (${
+          (error as Error).message
+        }). Fix or move the file; it was left untouched.`,
+      );
+    }
+    const parsed = StoreFileSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new StoreOpenError(
+        `FILE_PATH ${this.path} does not hold a task store: at ${
+          issue.path.join(".") || "top level"
+        }: ${issue.message}. Fix or move the file; it was left untouched.`,
+      );
+    }
+    try {
+      const { state, repairs } = StoreState.fromFile(parsed.data);
+      for (const repair of repairs) this.#onRepair(repair);
+      return state;
+    } catch (error) {
+      throw new StoreOpenError(
+        `FILE_PATH ${this.path} is inconsistent: ${
+          (error as Error).message
+        } Fix or move the file; it was left untouched.`,
+      );
+    }
+  }
+
+  async #write(): Promise<void> {
+    const data = new TextEncoder().encode(JSON.stringify(this.#state.toDocument()));
+    const tmp = `${this.path}.${Deno.pid}.tmp`;
+    const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
+    try {
+      let written = 0;
+      while (written < data.length) written += await file.write(data.subarray(written));
+      await file.syncData();
+      this.#stamp = stampOf(await file.stat());
+    } finally {
+      file.close();
+    }
+    try {
+      await Deno.rename(tmp, this.path);
+    } catch (error) {
+      await Deno.remove(tmp).catch(() => {});
+      throw error;
+    }
+    await syncDirectory(dirname(this.path));
+  }
+}
+
+function stampOf(info: Deno.FileInfo): FileStamp {
+  return { ino: info.ino, mtime: info.mtime?.getTime(), size: info.size };
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.ino === b.ino && a.mtime === b.mtime && a.size === b.size;
+}
+
+async function lockFile(path: string): Promise<Disposable> {
+  const file = await Deno.open(path, { create: true, write: true });
+  await file.lock(true);
+  return {
+    [Symbol.dispose]() {
+      file.close();
+    },
+  };
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  try {
+    using dir = await Deno.open(path, { read: true });
+    await dir.sync();
+  } catch {
+    // Some platforms cannot open or sync a directory; the rename is still atomic there.
+  }
+}

@@ -1,0 +1,51 @@
+/** The default store: everything in memory, no file operations (R4.2, R4.5). */
+import type { ProgressDoc } from "../domain/progress_doc.ts";
+import type { TaskTree } from "../domain/task_tree.ts";
+import type { WorkEntry } from "../domain/work_lru.ts";
+import { StoreState } from "./state.ts";
+import type { Store } from "./store.ts";
+
+/** A store that lives as long as the process. */
+export class MemoryStore implements Store {
+  readonly kind = "memory" as const;
+  #state = new StoreState();
+
+  readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
+    return Promise.resolve().then(() => fn(this.#state.sessions.get(sessionId)));
+  }
+
+  updateTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
+    return Promise.resolve().then(() => this.#state.applyTree(sessionId, fn).result);
+  }
+
+  listSessions(): Promise<string[]> {
+    return Promise.resolve([...this.#state.sessions.keys()]);
+  }
+
+  readWorks<T>(fn: (entries: ReadonlyMap<string, WorkEntry>) => T): Promise<T> {
+    return Promise.resolve().then(() => fn(this.#state.works));
+  }
+
+  updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
+    return Promise.resolve().then(() => this.#state.applyWorks(fn).result);
+  }
+
+  readProgress(project: string): Promise<ProgressDoc | undefined> {
+    return Promise.resolve(this.#state.progress.get(project));
+  }
+
+  updateProgress(
+    project: string,
+    fn: (current: ProgressDoc | undefined) => ProgressDoc,
+  ): Promise<ProgressDoc> {
+    return Promise.resolve().then(() => this.#state.applyProgress(project, fn).result);
+  }
+
+  listProjects(): Promise<string[]> {
+    return Promise.resolve([...this.#state.progress.keys()]);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The whole store as plain in-memory state, with undoable changes and its JSON document form.
+ * The memory store is this state; the JSON file store loads it from and writes it to its file.
+ */
+import { z } from "zod";
+import { repairInvariants } from "../domain/invariants.ts";
+import { type ProgressDoc, ProgressDocSchema } from "../domain/progress_doc.ts";
+import { SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
+import { TaskTree } from "../domain/task_tree.ts";
+import { type WorkEntry, WorkEntrySchema } from "../domain/work_lru.ts";
+
+/** The store document: every session's roots (R4.6), the work entries and the progress documents. */
+export const StoreDocumentSchema = z.object({
+  version: z.literal(1),
+  sessions: z.record(SessionIdSchema, z.array(TaskSchema)),
+  works: z.array(WorkEntrySchema).default([]),
+  progress: z.record(z.string(), ProgressDocSchema).default({}),
+});
+/** See {@link StoreDocumentSchema}. */
+export type StoreDocument = z.infer<typeof StoreDocumentSchema>;
+
+/** A stored file: the document, or a bare array of root tasks (the seed's format, session "default"). */
+export const StoreFileSchema = z.union([z.array(TaskSchema), StoreDocumentSchema]);
+
+/** A change applied in memory that can still be undone if it cannot be made durable. */
+export interface Applied<T> {
+  result: T;
+  undo: () => void;
+}
+
+/** See the module doc. */
+export class StoreState {
+  readonly sessions = new Map<string, TaskTree>();
+  readonly works = new Map<string, WorkEntry>();
+  readonly progress = new Map<string, ProgressDoc>();
+
+  /** Builds state from a validated file value; returns it with the invariant repairs it needed. */
+  static fromFile(value: z.infer<typeof StoreFileSchema>): { state: StoreState; repairs: string[] } {
+    const doc: StoreDocument = Array.isArray(value)
+      ? { version: 1, sessions: { default: value }, works: [], progress: {} }
+      : value;
+    const state = new StoreState();
+    const repairs: string[] = [];
+    for (const [id, roots] of Object.entries(doc.sessions)) {
+      const tree = new TaskTree(roots);
+      tree.transact((t) => {
+        for (const fix of repairInvariants(t)) repairs.push(`session "${id}": ${fix}`);
+      });
+      state.sessions.set(id, tree);
+    }
+    for (const entry of doc.works) state.works.set(entry.workId, entry);
+    for (const [project, progressDoc] of Object.entries(doc.progress)) {
+      state.progress.set(project, progressDoc);
+    }
+    return { state, repairs };
+  }
+
+  /** The document to write. */
+  toDocument(): StoreDocument {
+    const sessions: Record<string, unknown> = {};
+    for (const [id, tree] of this.sessions) sessions[id] = tree.roots;
+    return {
+      version: 1,
+      sessions: sessions as StoreDocument["sessions"],
+      works: [...this.works.values()],
+      progress: Object.fromEntries(this.progress),
+    };
+  }
+
+  /** Applies `fn` to a session's tree (created when absent) as one transaction. */
+  applyTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Applied<T> {
+    const existing = this.sessions.get(sessionId);
+    const tree = existing ?? new TaskTree();
+    const { result, rollback } = tree.transact(fn);
+    if (!existing) this.sessions.set(sessionId, tree);
+    return {
+      result,
+      undo: () => {
+        rollback();
+        if (!existing) this.sessions.delete(sessionId);
+      },
+    };
+  }
+
+  /** Applies `fn` to the work entries; undo restores the entries as they were. */
+  applyWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Applied<T> {
+    const before = new Map([...this.works].map(([id, e]) => [id, { ...e }]));
+    const undo = () => {
+      this.works.clear();
+      for (const [id, e] of before) this.works.set(id, e);
+    };
+    try {
+      return { result: fn(this.works), undo };
+    } catch (error) {
+      undo();
+      throw error;
+    }
+  }
+
+  /** Replaces a project's document with `fn`'s; undo restores the previous one. */
+  applyProgress(
+    project: string,
+    fn: (current: ProgressDoc | undefined) => ProgressDoc,
+  ): Applied<ProgressDoc> {
+    const before = this.progress.get(project);
+    const doc = fn(before);
+    this.progress.set(project, doc);
+    return {
+      result: doc,
+      undo: () => {
+        if (before) this.progress.set(project, before);
+        else this.progress.delete(project);
+      },
+    };
+  }
+}
