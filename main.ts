@@ -2,7 +2,9 @@
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
+import process from "node:process";
 import { type Config, loadConfig } from "./lib/config.ts";
+import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer } from "./lib/mcp/server.ts";
 import { openStore } from "./lib/store/open_store.ts";
@@ -14,8 +16,17 @@ interface Runtime {
   store: Store;
 }
 
-async function boot(args: readonly string[]): Promise<Runtime> {
+/**
+ * Reads the configuration and opens the store. `listening` names where HTTP will be reachable: a
+ * non-loopback place without a token is refused (guards.ts) before the store is touched.
+ */
+async function boot(
+  args: readonly string[],
+  listening?: (config: Config) => string | undefined,
+): Promise<Runtime> {
   const config = loadConfig(Deno.env.toObject(), args);
+  const where = listening?.(config);
+  if (where !== undefined) assertSafeExposure(config, where);
   const log = createLogger({ level: config.logLevel });
   const store = await openStore(config, log);
   return { config, log, store };
@@ -31,6 +42,9 @@ async function serveStdio(runtime: Runtime): Promise<void> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
+  // The SDK transport never notices the end of stdin; without this the process dies with
+  // "Top-level await promise never resolved" (exit 1) when the client closes the pipe.
+  process.stdin.once("end", () => void server.close());
   runtime.log.info("serving stdio", { store: runtime.store.kind });
   await closed;
   await runtime.store.close();
@@ -38,48 +52,121 @@ async function serveStdio(runtime: Runtime): Promise<void> {
 
 async function serveHttp(runtime: Runtime): Promise<void> {
   const { createApp } = await import("./lib/http/app.ts");
-  const { config, log } = runtime;
+  const { config } = runtime;
   const { app, close } = createApp({ ...runtime, makeServer: serverFactory(runtime) });
   const server = Deno.serve({
     hostname: config.host,
     port: config.port,
-    onListen: ({ hostname, port }) =>
-      log.info("serving http", { url: `http://${hostname}:${port}/mcp`, store: runtime.store.kind }),
+    onListen: ({ hostname, port }) => logListening(runtime, hostname, port),
   }, app.fetch);
   const stop = async () => {
     await close();
     await server.shutdown();
   };
   Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
   await server.finished;
   await runtime.store.close();
+}
+
+function logListening({ config, log, store }: Runtime, hostname: string, port?: number): void {
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  if (!config.authToken && !isLoopbackAddress(hostname)) {
+    log.warn("serving beyond loopback without AUTH_TOKEN (ALLOW_UNAUTHENTICATED_REMOTE=1)", {
+      host: hostname,
+    });
+  }
+  log.info("serving http", {
+    url: port === undefined ? hostname : `http://${host}:${port}/mcp`,
+    store: store.kind,
+    mode: config.stateless ? "stateless" : "sessions",
+    auth: config.authToken ? "bearer" : "none",
+  });
 }
 
 /** Starts the server the arguments and environment ask for; exits 1 with a clear message on a bad start. */
 export async function main(args: readonly string[]): Promise<void> {
   let runtime: Runtime;
   try {
-    runtime = await boot(args);
+    runtime = await boot(args, (config) => (config.transport === "http" ? config.host : undefined));
   } catch (error) {
     createLogger().error("cannot start", { error: (error as Error).message });
     Deno.exit(1);
   }
-  if (runtime.config.transport === "stdio") await serveStdio(runtime);
-  else await serveHttp(runtime);
+  if (runtime.config.transport === "stdio") return await serveStdio(runtime);
+  try {
+    await serveHttp(runtime);
+  } catch (error) {
+    runtime.log.error("cannot start", { error: (error as Error).message });
+    await runtime.store.close();
+    Deno.exit(1);
+  }
 }
 
-let app: Promise<(request: Request) => Response | Promise<Response>> | undefined;
+type Handler = (request: Request) => Response | Promise<Response>;
 
-/** For `deno serve main.ts` and Deno Deploy: the HTTP app, built on the first request. */
+/** Set once `deno serve` (or Deploy) drives the default export: then `main()` must not listen too. */
+let declarative = false;
+let app: Promise<Handler> | undefined;
+
+/** Builds the HTTP app once, for the default export; `where` is where it is reachable. */
+function declarativeApp(hostname: string, port?: number): Promise<Handler> {
+  app ??= boot([], () => hostname).then(async (runtime) => {
+    const { createApp } = await import("./lib/http/app.ts");
+    logListening(runtime, hostname, port);
+    return createApp({ ...runtime, makeServer: serverFactory(runtime) }).app.fetch;
+  });
+  return app;
+}
+
+function envFlag(name: string): boolean {
+  try {
+    return Boolean(Deno.env.get(name));
+  } catch {
+    return false; // no --allow-env: boot() reports that
+  }
+}
+
+/**
+ * For `deno serve main.ts` and Deno Deploy. `onListen` (called by `deno serve`) builds the app at
+ * once and exits 1 on a bad configuration; on Deploy, where it may not be called, the first request
+ * builds it and a bad configuration answers 500 (with the reason in the log).
+ */
 export default {
   fetch(request: Request): Promise<Response> {
-    app ??= boot([]).then(async (runtime) => {
-      const { createApp } = await import("./lib/http/app.ts");
-      return createApp({ ...runtime, makeServer: serverFactory(runtime) }).app.fetch;
+    return declarativeApp(envFlag("DENO_DEPLOYMENT_ID") ? "Deno Deploy" : "an unknown address").then(
+      (fetch) => fetch(request),
+      () =>
+        Response.json(
+          {
+            jsonrpc: "2.0",
+            error: { code: -32603, message: "Internal error: the server could not start" },
+            id: null,
+          },
+          { status: 500 },
+        ),
+    );
+  },
+  onListen(addr: Deno.Addr): void {
+    declarative = true;
+    const listening = addr.transport === "tcp" || addr.transport === "udp"
+      ? declarativeApp(addr.hostname, addr.port)
+      : declarativeApp("localhost"); // a unix socket is local
+    listening.catch((error) => {
+      createLogger().error("cannot start", { error: (error as Error).message });
+      Deno.exit(1);
     });
-    return app.then((fetch) => fetch(request));
   },
 } satisfies Deno.ServeDefaultExport;
 
-if (import.meta.main) await main(Deno.args);
+// `import.meta.main` is also true under `deno serve`, which reads the default export only after this
+// module has finished evaluating and calls `onListen` before any timer fires. So: start at once when
+// the arguments or a compiled binary say `deno run`; otherwise wait one tick and start only if
+// `deno serve` has not taken over. On Deploy the platform always serves the default export.
+if (import.meta.main) {
+  if (Deno.args.includes("--stdio") || Deno.args.includes("--http") || Deno.build.standalone) {
+    await main(Deno.args);
+  } else if (!envFlag("DENO_DEPLOYMENT_ID")) {
+    setTimeout(() => declarative || main(Deno.args), 0);
+  }
+}

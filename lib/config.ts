@@ -29,6 +29,8 @@ const ConfigSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).default("info"),
   stateless: flag.default(false),
   allowUnauthenticatedRemote: flag.default(false),
+  maxSessions: z.coerce.number().int().min(1).max(10_000).default(100),
+  sessionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(30),
 });
 
 /** The parsed configuration. */
@@ -47,6 +49,8 @@ const ENV_NAMES: Record<string, string> = {
   logLevel: "LOG_LEVEL",
   stateless: "STATELESS",
   allowUnauthenticatedRemote: "ALLOW_UNAUTHENTICATED_REMOTE",
+  maxSessions: "MAX_SESSIONS",
+  sessionIdleMinutes: "SESSION_IDLE_MINUTES",
 };
 
 const FLAGS: Record<string, string> = {
@@ -59,15 +63,18 @@ const FLAGS: Record<string, string> = {
 /** Reads the configuration; throws an Error whose message names each bad variable. */
 export function loadConfig(env: Record<string, string | undefined>, args: readonly string[] = []): Config {
   const raw: Record<string, unknown> = { transport: args.includes("--stdio") ? "stdio" : "http" };
+  // On Deno Deploy several isolates answer one URL: no in-memory sessions unless STATELESS=0 says so.
+  if (env.DENO_DEPLOYMENT_ID) raw.stateless = "1";
   for (const [key, name] of Object.entries(ENV_NAMES)) {
     const value = env[name];
     if (value !== undefined && value !== "") raw[key] = value;
   }
   for (let i = 0; i < args.length; i++) {
-    const [flagName, inline] = args[i]!.split("=", 2);
-    const key = FLAGS[flagName!];
+    const arg = args[i]!;
+    const eq = arg.indexOf("=");
+    const key = FLAGS[eq === -1 ? arg : arg.slice(0, eq)];
     if (!key) continue;
-    raw[key] = inline ?? args[++i];
+    raw[key] = eq === -1 ? args[++i] : arg.slice(eq + 1);
   }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -176,9 +176,13 @@ export function updateTasks(
   }
   // Remove what is replaced, and listed tasks that stand elsewhere (they move here).
   for (const old of [...(parent?.tasks ?? tree.roots)]) tree.remove(old);
+  const leftBehind: Task[] = [];
   for (const id of listed.keys()) {
     const elsewhere = tree.get(id);
-    if (elsewhere) tree.remove(elsewhere);
+    if (!elsewhere) continue;
+    const from = tree.parentOf(elsewhere);
+    if (from) leftBehind.push(from);
+    tree.remove(elsewhere);
   }
   if (tree.size + added > LIMITS.tasksPerSession) {
     fail(
@@ -187,17 +191,25 @@ export function updateTasks(
     );
   }
   built.forEach((task, i) => tree.insert(parent, i, task));
+  settleAfterRemoval(tree, parent);
+  // The old parents of moved tasks follow what they have left (they may have become leaves).
+  for (const from of leftBehind) if (tree.get(from.id) === from) settleAfterRemoval(tree, from);
   for (const leaf of tree.activeLeaves().slice(1)) {
     tree.setStatus(leaf, "todo");
     tree.settleFrom(tree.parentOf(leaf));
   }
+  return { updated: listed.size, notes };
+}
+
+/** Re-derives `parent` and its ancestors after subtasks left it; one left without any waits as todo. */
+function settleAfterRemoval(tree: TaskTree, parent: Task | undefined): void {
   if (parent && parent.tasks.length === 0) {
+    // Now a leaf: it was in progress only through its subtasks, so it waits to be started.
     if (parent.status === "in_progress") tree.setStatus(parent, "todo");
     tree.settleFrom(tree.parentOf(parent));
   } else {
     tree.settleFrom(parent);
   }
-  return { updated: listed.size, notes };
 }
 
 function* walkTasks(list: readonly Task[]): Generator<Task> {

@@ -1,50 +1,80 @@
 /**
- * One progress document per project (seed 004): a JSON document an agent reads first and upserts
+ * One progress document per project (seed 004): a JSON object an agent reads first and replaces
  * as it works, with a revision and the time of the last change.
+ *
+ * The document is a JSON object (seed 004 suggests `{ goal, completed, next_steps, blockers }`);
+ * other JSON values are refused so that every reader can rely on named fields.
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
+import { SessionIdSchema } from "./schemas.ts";
 
 /** Longest project name. */
 export const MAX_PROJECT = 200;
 /** Largest document, in characters of JSON text (keeps one document one Deno KV value). */
 export const MAX_PROGRESS_CONTENT = 32_000;
 
+/** A project name: what one progress document is stored under. */
+export const ProjectSchema = z.string().trim().min(1, "project must not be empty").max(MAX_PROJECT);
+
+/** The body of a progress document: any JSON object. */
+export const ProgressContentSchema = z.record(z.string(), z.json());
+/** See {@link ProgressContentSchema}. */
+export type ProgressContent = z.infer<typeof ProgressContentSchema>;
+
 /** A stored progress document. */
 export const ProgressDocSchema = z.object({
   project: z.string().min(1).max(MAX_PROJECT),
-  content: z.json(),
+  content: ProgressContentSchema,
   revision: z.number().int().positive(),
   updated_at: z.string(),
-  session_id: z.string().optional(),
+  session_id: SessionIdSchema.optional(),
 });
 /** See {@link ProgressDocSchema}. */
 export type ProgressDoc = z.infer<typeof ProgressDocSchema>;
 
-/** Parses `content` as JSON, or refuses with `INVALID_INPUT` saying where it broke. */
-export function parseProgressContent(content: string): z.infer<ReturnType<typeof z.json>> {
+/** The fields seed 004 asks an agent to keep. */
+export const PROGRESS_FIELDS = ["goal", "completed", "next_steps", "blockers"] as const;
+
+const EXAMPLE = '{"goal": "...", "completed": [], "next_steps": [], "blockers": []}';
+
+/**
+ * Parses `content` as a JSON object, or refuses: `LIMIT_EXCEEDED` above
+ * {@link MAX_PROGRESS_CONTENT} characters, `INVALID_INPUT` for broken JSON or a non-object.
+ */
+export function parseProgressContent(content: string): ProgressContent {
   if (content.length > MAX_PROGRESS_CONTENT) {
     fail(
       "LIMIT_EXCEEDED",
-      `A progress document is at most ${MAX_PROGRESS_CONTENT} characters; this one has ${content.length}. Keep it to goal, completed, next_steps, blockers.`,
+      `A progress document is at most ${MAX_PROGRESS_CONTENT} characters; this one has ${content.length}. Keep it to ${
+        PROGRESS_FIELDS.join(", ")
+      }.`,
     );
   }
+  let value: unknown;
   try {
-    return JSON.parse(content);
+    value = JSON.parse(content);
   } catch (error) {
-    return fail(
+    fail(
       "INVALID_INPUT",
-      `content is not valid JSON (${
-        (error as Error).message
-      }). Send a JSON object such as {"goal": "...", "completed": [], "next_steps": [], "blockers": []}.`,
+      `content is not valid JSON (${(error as Error).message}). Send a JSON object such as ${EXAMPLE}.`,
     );
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    fail(
+      "INVALID_INPUT",
+      `content must be a JSON object, not ${
+        value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`
+      }. Send e.g. ${EXAMPLE}.`,
+    );
+  }
+  return value as ProgressContent;
 }
 
-/** The next revision of a project's document. */
+/** The next revision of a project's document: revision + 1, the new time and writer. */
 export function upsertProgress(
   previous: ProgressDoc | undefined,
-  input: { project: string; content: ProgressDoc["content"]; session_id?: string | undefined; now: string },
+  input: { project: string; content: ProgressContent; session_id?: string | undefined; now: string },
 ): ProgressDoc {
   const doc: ProgressDoc = {
     project: input.project,
@@ -54,4 +84,9 @@ export function upsertProgress(
   };
   if (input.session_id !== undefined) doc.session_id = input.session_id;
   return doc;
+}
+
+/** Which of the {@link PROGRESS_FIELDS} a document lacks (a reply mentions them; not an error). */
+export function missingProgressFields(content: ProgressContent): string[] {
+  return PROGRESS_FIELDS.filter((field) => !(field in content));
 }

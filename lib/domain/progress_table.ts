@@ -3,8 +3,8 @@
  *
  * One row per task in tree order. A tree larger than the row cap is shown around the active path
  * (the focus task, the tasks this call changed, their ancestors and nearby siblings); every hidden
- * run of siblings is a counted row and a footer says how many tasks are not shown, so nothing is cut
- * silently. Built in one pass over the rows it shows; totals come from the tree's counters.
+ * run of tasks is a "… N more" row counting them with their subtasks, so the rows shown and the
+ * counts add up to the whole tree and nothing is cut silently. Totals come from the tree's counters.
  */
 import { LIMITS } from "./limits.ts";
 import type { Task, TaskStatus } from "./schemas.ts";
@@ -30,7 +30,6 @@ export interface ProgressOptions {
   rowCap?: number;
 }
 
-const SIBLING_WINDOW = 2;
 const MAX_ANCHORS = 12;
 
 /** Totals and the table for the whole session. */
@@ -72,28 +71,21 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
   if (tree.size <= cap) {
     for (const row of tree.walk()) emit(row);
   } else {
-    const anchors = anchorsOf(tree, options, before);
-    const expanded = new Set<string>();
-    for (const anchor of anchors) {
-      for (let p = tree.parentOf(anchor); p; p = tree.parentOf(p)) expanded.add(p.id);
-    }
-    const marked = new Set([...expanded, ...anchors.map((a) => a.id)]);
+    const chosen = chooseRows(tree, anchorsOf(tree, options, before), cap);
     const visit = (list: Task[], depth: number, parent: Task | undefined) => {
-      const show = windowAround(list, marked);
       let hidden = 0;
       const flushHidden = () => {
         if (hidden > 0) lines.push(`| ${indent(depth)}… ${hidden} more | | ${parent?.id ?? "—"} | | | | |`);
         hidden = 0;
       };
-      for (let i = 0; i < list.length; i++) {
-        const task = list[i]!;
-        if (!show.has(i) || shown >= cap) {
-          hidden++;
+      for (const task of list) {
+        if (!chosen.has(task)) {
+          hidden += sizeOf(task);
           continue;
         }
         flushHidden();
         emit({ task, depth, parent });
-        if (expanded.has(task.id)) visit(task.tasks, depth + 1, task);
+        visit(task.tasks, depth + 1, task);
       }
       flushHidden();
     };
@@ -102,7 +94,7 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
   const out = [lines.join("\n"), ""];
   if (shown < tree.size) {
     out.push(
-      `Showing ${shown} of ${tree.size} tasks around the active path; rows "… N more" count the hidden siblings. Use getTask or listTasks for the rest.`,
+      `Showing ${shown} of ${tree.size} tasks around the active path; a row "… N more" counts the N tasks hidden there (subtasks included). Use getTask or listTasks for the rest.`,
       "",
     );
   }
@@ -136,29 +128,62 @@ function anchorsOf(
     if (task && anchors.length < MAX_ANCHORS && !anchors.includes(task)) anchors.push(task);
   };
   add(options.focus);
-  for (const id of before.keys()) add(tree.get(id));
+  for (const [id, status] of before) {
+    const task = tree.get(id);
+    if (task && task.status !== status) add(task);
+  }
   for (const leaf of tree.activeLeaves()) add(leaf);
   if (anchors.length === 0) add(tree.roots[0]);
   return anchors;
 }
 
-function windowAround(list: Task[], marked: ReadonlySet<string>): Set<number> {
-  const show = new Set<number>();
-  let any = false;
-  for (let i = 0; i < list.length; i++) {
-    if (!marked.has(list[i]!.id)) continue;
-    any = true;
-    const from = Math.max(0, i - SIBLING_WINDOW);
-    const to = Math.min(list.length - 1, i + SIBLING_WINDOW);
-    for (let j = from; j <= to; j++) show.add(j);
+/**
+ * The tasks to show, at most `cap`, each with its ancestors: the anchors' paths first (the focus
+ * before the others), then their siblings nearest first, then the rest breadth first from the top.
+ */
+function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
+  const chosen = new Set<Task>();
+  const take = (task: Task) => {
+    if (chosen.size < cap) chosen.add(task);
+    return chosen.has(task);
+  };
+  const path: Task[] = [];
+  for (const anchor of anchors) {
+    for (const task of tree.pathTo(anchor)) {
+      if (!take(task)) break;
+      if (!path.includes(task)) path.push(task);
+    }
   }
-  if (!any) { for (let j = 0; j < Math.min(list.length, SIBLING_WINDOW * 2 + 1); j++) show.add(j); }
-  return show;
+  const around = path.map((task) => {
+    const siblings = tree.siblingsOf(task);
+    return { siblings, at: siblings.indexOf(task) };
+  });
+  const widest = Math.max(0, ...around.map((a) => a.siblings.length));
+  for (let d = 1; d < widest && chosen.size < cap; d++) {
+    for (const { siblings, at } of around) {
+      if (at - d >= 0) take(siblings[at - d]!);
+      if (at + d < siblings.length) take(siblings[at + d]!);
+    }
+  }
+  const levels: Task[][] = [tree.roots];
+  for (let i = 0; i < levels.length && chosen.size < cap; i++) {
+    for (const task of levels[i]!) {
+      if (!take(task)) break;
+      if (task.tasks.length > 0) levels.push(task.tasks);
+    }
+  }
+  return chosen;
+}
+
+function sizeOf(task: Task): number {
+  let n = 1;
+  for (const child of task.tasks) n += sizeOf(child);
+  return n;
 }
 
 function formatRow(row: Row, before: TaskStatus | undefined): string {
   const { task } = row;
-  const changed = before ? `${before} → ${task.status}` : "";
+  const changed = before !== undefined && before !== task.status ? `${before} → ${task.status}` : "";
   let subtasks = "—";
   let progress = "—";
   if (task.tasks.length > 0) {

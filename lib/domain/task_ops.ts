@@ -161,12 +161,12 @@ export function checkOrder(tree: TaskTree, task: Task, verb: "start" | "complete
     if (pending.length > 0) {
       const names = pending.slice(0, 3).map((t) => `"${t.name}" (${t.id})`).join(", ");
       const more = pending.length > 3 ? ` and ${pending.length - 3} more` : "";
-      const whose = node === task ? "" : ` before its ancestor "${node.name}" (${node.id})`;
+      const whose = node === task ? "" : ` of its ancestor "${node.name}" (${node.id})`;
       fail(
         "EXECUTION_ORDER_VIOLATION",
         `Cannot ${verb} "${task.name}" (${task.id}): earlier sibling${
           pending.length > 1 ? "s" : ""
-        }${whose} ${names}${more} ${pending.length > 1 ? "are" : "is"} not done. Finish ${
+        } ${names}${more}${whose} ${pending.length > 1 ? "are" : "is"} not done. Finish ${
           pending.length > 1 ? "them" : "it"
         } first (startTask "${pending[0]!.id}").`,
       );

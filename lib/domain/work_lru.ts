@@ -8,15 +8,19 @@
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
-import { SessionIdSchema, TaskSchema } from "./schemas.ts";
+import { SessionIdSchema, type Task, TaskSchema } from "./schemas.ts";
 
 /** Longest `work_description` (seed 001). */
 export const MAX_WORK_DESCRIPTION = 200;
 /** Longest `work_summarize`. */
 export const MAX_WORK_SUMMARY = 20_000;
+/** Largest task snapshot, in characters of JSON: a bigger session is refused, not cut. */
+export const MAX_WORK_SNAPSHOT = 50_000;
+/** The capacity when `WORK_CACHE_SIZE` is not set (seed 000, R4.1). */
+export const DEFAULT_WORK_CACHE_SIZE = 10;
 
 /** An 8-digit work id. */
-export const WorkIdSchema = z.string().regex(/^\d{8}$/, "a workId is exactly 8 digits");
+export const WorkIdSchema = z.string().regex(/^\d{8}$/, "a workId is exactly 8 digits, e.g. 12345678");
 
 /** One saved piece of work, with the frozen task snapshot when it named a known session. */
 export const WorkEntrySchema = z.object({
@@ -31,13 +35,16 @@ export const WorkEntrySchema = z.object({
 /** See {@link WorkEntrySchema}. */
 export type WorkEntry = z.infer<typeof WorkEntrySchema>;
 
+/** An entry as tools and resources show it: everything but the use counter. */
+export type WorkInfo = Omit<WorkEntry, "used">;
+
 /** What {@link saveWork} needs besides the entries. */
 export interface SaveWorkInput {
   work_summarize: string;
   work_description: string;
   sessionId?: string | undefined;
-  /** Deep copy of the session's roots, when the session exists. */
-  snapshot?: z.infer<typeof TaskSchema>[] | undefined;
+  /** The session's roots when the session exists (see {@link snapshotTasks}). */
+  snapshot?: readonly Task[] | undefined;
   /** ISO time of the save. */
   now: string;
   /** Draws a random 8-digit id; called again while it collides. */
@@ -45,9 +52,26 @@ export interface SaveWorkInput {
   capacity: number;
 }
 
+/** What a save or a touch did: the entry used, and the entries evicted to make room. */
+export interface WorkUse {
+  entry: WorkEntry;
+  evicted: WorkEntry[];
+}
+
 /** Entries most recently used first. */
 export function byRecency(entries: Iterable<WorkEntry>): WorkEntry[] {
   return [...entries].sort((a, b) => b.used - a.used);
+}
+
+/** At most `capacity` entries, most recently used first (what get_recent_works_info lists). */
+export function recentWorks(entries: Iterable<WorkEntry>, capacity: number): WorkEntry[] {
+  return byRecency(entries).slice(0, Math.max(0, capacity));
+}
+
+/** The entry without its use counter, copied. */
+export function workInfo(entry: WorkEntry): WorkInfo {
+  const { used: _used, ...info } = entry;
+  return info;
 }
 
 function nextUse(entries: Iterable<WorkEntry>): number {
@@ -57,19 +81,47 @@ function nextUse(entries: Iterable<WorkEntry>): number {
 }
 
 /**
+ * A deep, frozen copy of a session's roots: what a work entry keeps, unchanged whatever happens to
+ * the tasks later (R5.2, R5.5). Refuses (`LIMIT_EXCEEDED`) a tree above {@link MAX_WORK_SNAPSHOT}.
+ */
+export function snapshotTasks(roots: readonly Task[], sessionId: string): readonly Task[] {
+  const json = JSON.stringify(roots);
+  if (json.length > MAX_WORK_SNAPSHOT) {
+    fail(
+      "LIMIT_EXCEEDED",
+      `Session "${sessionId}" is too large to snapshot (${json.length} characters of JSON; at most ${MAX_WORK_SNAPSHOT}). Save without sessionId and name the session in work_summarize; the next agent reads the live tree.`,
+    );
+  }
+  return deepFreeze(JSON.parse(json) as Task[]);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
  * Saves work into `entries` (a map by workId, changed in place): overwrites the entry of the same
- * session (keeping its id), makes it most recent, and evicts past the capacity.
+ * session (keeping its id), makes it most recent, and evicts past the capacity. Without a snapshot
+ * the entry has no `work_tasks`, even when an earlier save of the session had one.
  */
 export function saveWork(
   entries: Map<string, WorkEntry>,
   input: SaveWorkInput,
-): { entry: WorkEntry; overwritten: boolean; evicted: WorkEntry[] } {
+): WorkUse & { overwritten: boolean } {
   let previous: WorkEntry | undefined;
   if (input.sessionId !== undefined) {
     for (const e of entries.values()) if (e.sessionId === input.sessionId) previous = e;
   }
   let workId = previous?.workId;
-  while (workId === undefined || (!previous && entries.has(workId))) workId = input.randomId();
+  while (workId === undefined) {
+    const candidate = input.randomId();
+    if (!WorkIdSchema.safeParse(candidate).success) throw new Error(`randomId gave "${candidate}"`);
+    if (!entries.has(candidate)) workId = candidate;
+  }
   const entry: WorkEntry = {
     workId,
     work_timestamp: input.now,
@@ -78,31 +130,34 @@ export function saveWork(
     used: nextUse(entries.values()),
   };
   if (input.sessionId !== undefined) entry.sessionId = input.sessionId;
-  if (input.snapshot !== undefined) entry.work_tasks = input.snapshot;
+  if (input.snapshot !== undefined) entry.work_tasks = input.snapshot as Task[];
   entries.set(workId, entry);
   return { entry, overwritten: previous !== undefined, evicted: evict(entries, input.capacity) };
 }
 
-/** Marks an entry used (get_work_by_id); NOT_FOUND when absent. */
-export function touchWork(entries: Map<string, WorkEntry>, workId: string): WorkEntry {
+/**
+ * Marks an entry used (get_work_by_id, R4.4) and evicts past the capacity (which may have shrunk
+ * since the last save); `NOT_FOUND` when absent.
+ */
+export function touchWork(entries: Map<string, WorkEntry>, workId: string, capacity: number): WorkUse {
   const entry = entries.get(workId) ??
     fail(
       "NOT_FOUND",
       `No work with id "${workId}": it was never saved or has been evicted. Call get_recent_works_info for the current ids.`,
     );
   entry.used = nextUse(entries.values());
-  return entry;
+  return { entry, evicted: evict(entries, capacity) };
 }
 
-/** Removes the least recently used entries beyond `capacity`; returns them. */
+/** Removes the least recently used entries beyond `capacity`; returns them, least recent last. */
 export function evict(entries: Map<string, WorkEntry>, capacity: number): WorkEntry[] {
   if (entries.size <= capacity) return [];
-  const evicted = byRecency(entries.values()).slice(capacity);
+  const evicted = byRecency(entries.values()).slice(Math.max(0, capacity));
   for (const e of evicted) entries.delete(e.workId);
   return evicted;
 }
 
-/** A random 8-digit id from 10000000 to 99999999. */
+/** A random 8-digit id from 10000000 to 99999999 (Web Crypto, so the module stays portable). */
 export function randomWorkId(): string {
   const n = new Uint32Array(1);
   crypto.getRandomValues(n);

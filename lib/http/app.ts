@@ -1,88 +1,212 @@
 /**
- * The HTTP edge (Hono): the Streamable HTTP MCP endpoint at `/mcp` with stateful sessions
- * (`Mcp-Session-Id`), and `GET /healthz`. It translates; the MCP server and the store decide.
+ * The HTTP edge (Hono): the Streamable HTTP MCP endpoint at `/mcp` and `GET /healthz`.
+ *
+ * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
+ * bearer token when `AUTH_TOKEN` is set (401), the body limit (413); only then does MCP see it.
+ * Stateful (default): a bounded pool of sessions keyed by `Mcp-Session-Id`. Stateless (`STATELESS=1`,
+ * and on Deno Deploy): one server per request, all state in the store, so instances are interchangeable.
  */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import type { Store } from "../store/store.ts";
+import { bearerAuth } from "./auth.ts";
+import { jsonRpcError } from "./errors.ts";
+import { allowLists, hostOriginGuard, originAllowed } from "./guards.ts";
+import { SessionPool } from "./sessions.ts";
+
+export { jsonRpcError } from "./errors.ts";
+
+/** Largest request body accepted on `/mcp` (1 MiB); a larger one is refused with 413 unread. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Request headers MCP clients send, allowed in CORS preflights. */
+export const CORS_ALLOW_HEADERS: readonly string[] = [
+  "Content-Type",
+  "Accept",
+  "Authorization",
+  "Mcp-Session-Id",
+  "Mcp-Protocol-Version",
+  "Last-Event-ID",
+];
+
+/** The configuration the HTTP edge reads; every field optional (loopback only, no token, stateful). */
+export type HttpConfig = Partial<
+  Pick<
+    Config,
+    | "host"
+    | "authToken"
+    | "allowedHosts"
+    | "allowedOrigins"
+    | "stateless"
+    | "maxSessions"
+    | "sessionIdleMinutes"
+  >
+>;
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one session. */
+  /** Makes a new MCP server for one session (or, stateless, for one request). */
   makeServer: () => McpServer;
-}
-
-interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  server: McpServer;
-}
-
-/** A JSON-RPC error body, for failures before the MCP server sees the request. */
-export function jsonRpcError(code: number, message: string): Record<string, unknown> {
-  return { jsonrpc: "2.0", error: { code, message }, id: null };
+  config?: HttpConfig;
+  /** The clock for session expiry, in milliseconds; `Date.now` by default. */
+  now?: () => number;
 }
 
 /** The Hono app; `close()` ends every live MCP session. */
 export function createApp(options: AppOptions): { app: Hono; close: () => Promise<void> } {
-  const sessions = new Map<string, Session>();
+  const { log, makeServer } = options;
+  const config = options.config ?? {};
+  const lists = allowLists(config);
+  const pool = new SessionPool({
+    max: config.maxSessions ?? 100,
+    idleMs: (config.sessionIdleMinutes ?? 30) * 60_000,
+    log,
+    now: options.now,
+  });
   const app = new Hono();
 
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
+  app.use("/mcp", hostOriginGuard(lists, log));
+  app.use(
+    "/mcp",
+    cors({
+      origin: (origin) => (origin && originAllowed(origin, lists.origins) ? origin : null),
+      allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+      allowHeaders: [...CORS_ALLOW_HEADERS],
+      exposeHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
+      maxAge: 600,
+    }),
+  );
+  if (config.authToken) app.use("/mcp", bearerAuth(config.authToken, log));
+  app.use(
+    "/mcp",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          jsonRpcError(-32000, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes`),
+          413,
+        ),
+    }),
+  );
+
   app.all("/mcp", async (c) => {
-    const sessionId = c.req.header("mcp-session-id");
+    let body: unknown;
+    if (c.req.method === "POST") {
+      try {
+        body = await c.req.json();
+      } catch {
+        return c.json(jsonRpcError(-32700, "Parse error: the body is not valid JSON"), 400);
+      }
+    }
+    const request = c.req.raw;
+    if (config.stateless) {
+      if (request.method !== "POST") {
+        c.header("Allow", "POST, OPTIONS");
+        return c.json(jsonRpcError(-32000, "Method Not Allowed: this server is stateless; send POST"), 405);
+      }
+      return await answerAlone(makeServer(), request, body);
+    }
+    const sessionId = request.headers.get("mcp-session-id");
     if (sessionId) {
-      const session = sessions.get(sessionId);
+      const session = pool.use(sessionId);
       if (!session) {
         return c.json(
           jsonRpcError(-32001, "Session not found: it expired or was closed. Initialize a new session."),
           404,
         );
       }
-      return await session.transport.handleRequest(c.req.raw);
+      return await session.transport.handleRequest(request, { parsedBody: body });
     }
-    if (c.req.method !== "POST") {
+    if (request.method !== "POST") {
       return c.json(jsonRpcError(-32000, "Bad Request: Mcp-Session-Id header is required"), 400);
-    }
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return c.json(jsonRpcError(-32700, "Parse error: the body is not valid JSON"), 400);
     }
     if (!isInitializeRequest(body)) {
       return c.json(jsonRpcError(-32000, "Bad Request: no valid session; send initialize first"), 400);
     }
-    const server = options.makeServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
-        options.log.info("http session opened", { session: id, live: sessions.size });
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-        options.log.info("http session closed", { session: id, live: sessions.size });
-      },
-    });
-    await server.connect(transport);
-    return await transport.handleRequest(c.req.raw, { parsedBody: body });
+    return await openSession(request, body);
   });
 
+  async function openSession(request: Request, body: unknown): Promise<Response> {
+    const server = makeServer();
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onsessioninitialized: (id): void => pool.add(id, { transport, server }),
+      onsessionclosed: (id) => pool.forget(id),
+    });
+    // Kept by connect(): the SDK chains its own close handling after ours.
+    transport.onclose = () => {
+      if (transport.sessionId) pool.forget(transport.sessionId);
+    };
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    if (!transport.sessionId) await server.close();
+    return response;
+  }
+
   app.onError((error, c) => {
-    options.log.error("http request failed", { path: c.req.path, error });
+    log.error("http request failed", { path: c.req.path, error });
     return c.json(jsonRpcError(-32603, "Internal error"), 500);
   });
 
-  return {
-    app,
-    close: async () => {
-      const all = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(all.map((s) => s.server.close()));
-    },
+  return { app, close: () => pool.closeAll() };
+}
+
+/** Stateless: one server and transport for this request, closed once the reply has been sent. */
+async function answerAlone(server: McpServer, request: Request, body: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    maxRequestBodySize: MAX_BODY_BYTES,
+  });
+  await server.connect(transport);
+  const response = await transport.handleRequest(request, { parsedBody: body });
+  return closeWhenSent(response, () => server.close());
+}
+
+/** The same response, calling `close` once its body has been read to the end or cancelled. */
+function closeWhenSent(response: Response, close: () => Promise<void>): Response {
+  let closed = false;
+  const closeOnce = () => {
+    if (closed) return;
+    closed = true;
+    close().catch(() => {});
   };
+  if (!response.body) {
+    closeOnce();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          closeOnce();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        controller.error(error);
+        closeOnce();
+      }
+    },
+    async cancel(reason) {
+      closeOnce();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

@@ -17,6 +17,13 @@ export {
   isInitializeRequest,
   ListToolsRequestSchema,
   McpError,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export type { CallToolResult, Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+export type {
+  CallToolResult,
+  LoggingLevel,
+  LoggingMessageNotification,
+  Tool,
+  ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";

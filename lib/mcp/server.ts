@@ -3,27 +3,72 @@
  * (from `resources.ts`) resources and prompts. Shared by the stdio and HTTP transports; one server
  * object serves one connection, all of them share the store.
  */
-import type { ToolGroup } from "../config.ts";
+import { TOOL_GROUPS, type ToolGroup } from "../config.ts";
+import { DEFAULT_WORK_CACHE_SIZE } from "../domain/work_lru.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, McpServer } from "./sdk.ts";
+import { bridgeLogs } from "./log_bridge.ts";
 import { callTool, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
+import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
+import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
+import { WORK_TOOLS } from "./tools_works.ts";
 
 /** Server name and version reported at initialize. */
 export const SERVER_INFO = { name: "checklist-mcp", version: "0.1.0" } as const;
 
 /** Every tool, in listing order. */
-export const ALL_TOOLS: readonly ToolDef[] = [...TASK_TOOLS, ...CHECKLIST_TOOLS];
+export const ALL_TOOLS: readonly ToolDef[] = [
+  ...TASK_TOOLS,
+  ...CHECKLIST_TOOLS,
+  ...WORK_TOOLS,
+  ...PROGRESS_TOOLS,
+];
 
-/** Sent at initialize: the workflow in a few lines (every client pays for it in context). */
-export const INSTRUCTIONS = [
-  "Task tree and handoff server for coding agents.",
-  "Plan with createTask (nest subtasks in `tasks`; they inherit completion_criteria and constraints).",
-  "Work one task at a time: startTask (on a parent it starts the first unfinished leaf), then completeTask with a resolution; it names the next task.",
-  "Errors come back as isError with a code (NOT_FOUND, EXECUTION_ORDER_VIOLATION, …) and what to do next.",
-].join("\n");
+/**
+ * The `instructions` sent at initialize: the workflow in a few lines, naming only tools of the
+ * enabled groups (every client pays for this text in context).
+ */
+export function instructionsFor(groups: Iterable<ToolGroup>): string {
+  const on = new Set(groups);
+  const lines = ["Task tree and handoff server for coding agents."];
+  const start = [
+    ...(on.has("progress") ? ["your progress with mem_progress(project)"] : []),
+    ...(on.has("works") ? ["the recent handovers with get_recent_works_info (details: get_work_by_id)"] : []),
+  ];
+  if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
+  if (on.has("tasks")) {
+    lines.push(
+      "Plan with createTask (nest subtasks in `tasks`; they inherit completion_criteria and constraints).",
+      "Work one task at a time: startTask (on a parent it starts the first unfinished leaf), then completeTask with a resolution; it names the next task.",
+    );
+  } else if (on.has("checklist")) {
+    lines.push(
+      "Keep the plan with update_tasks and get_all_tasks; mark finished tasks with mark_task_as_done.",
+    );
+  }
+  if (on.has("progress")) {
+    lines.push(
+      'After significant work, update your progress: mem_progress(project, content) with a JSON object {"goal", "completed": [], "next_steps": [], "blockers": []}; it replaces the document and is your memory, not a report.',
+    );
+  }
+  if (on.has("works")) {
+    lines.push(
+      "Before handing over, call save_current_work_info(work_summarize, work_description, sessionId) and pass on the workId.",
+    );
+  }
+  lines.push(
+    on.has("tasks")
+      ? "Errors come back as isError with a code (NOT_FOUND, EXECUTION_ORDER_VIOLATION, …) and what to do next."
+      : "Errors come back as isError with a code (INVALID_INPUT, NOT_FOUND, …) and what to do next.",
+  );
+  return lines.join("\n");
+}
+
+/** The instructions with every group enabled. */
+export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -37,20 +82,22 @@ export interface ServerOptions {
 
 /** A new MCP server for one connection. */
 export function createServer(options: ServerOptions): McpServer {
-  const groups = new Set(options.groups ?? ["tasks", "checklist", "works", "progress"]);
+  const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const tools = ALL_TOOLS.filter((t) => groups.has(t.group));
   const byName = new Map(tools.map((t) => [t.name, t]));
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(groups),
   });
+  const logs = bridgeLogs(mcp, options.log);
   const ctx: ToolContext = {
     store: options.store,
     log: options.log,
-    workCacheSize: options.workCacheSize ?? 10,
+    workCacheSize: options.workCacheSize ?? DEFAULT_WORK_CACHE_SIZE,
   };
+  registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const def = byName.get(request.params.name);
     if (!def) {
       throw new McpError(
@@ -59,8 +106,10 @@ export function createServer(options: ServerOptions): McpServer {
       );
     }
     const started = performance.now();
-    const result = await callTool(def, request.params.arguments, ctx);
-    options.log.debug("tool call", {
+    // Logs of this call also reach its client as notifications (log_bridge.ts).
+    const log = logs.forRequest(extra);
+    const result = await callTool(def, request.params.arguments, { ...ctx, log });
+    log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,
       ms: Math.round((performance.now() - started) * 100) / 100,
       error: result.isError

@@ -5,20 +5,31 @@
  * re-reads the file if another process replaced it, applies the change, writes a temporary file,
  * fsyncs it, renames it over the file and fsyncs the directory, all before the reply. Readers never
  * see a half-written file, and a crash at any moment leaves the old or the new document.
+ *
+ * "Another process replaced it" is decided by the `rev` each write puts at the head of the file (a
+ * random name, read with the first bytes), not by inode and mtime alone: a freed inode is reused
+ * and mtime is coarse, so two writes can look alike. Files written by other programs (no `rev`)
+ * fall back to inode, mtime and size.
  */
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { Serial } from "./serial.ts";
-import { type Applied, StoreFileSchema, StoreState } from "./state.ts";
+import { type Applied, type StoreDocument, StoreFileSchema, StoreState } from "./state.ts";
 import { type Store, StoreOpenError } from "./store.ts";
 
 interface FileStamp {
   ino: number | null;
   mtime: number | undefined;
   size: number;
+  /** The `rev` at the head of the file; undefined for files written elsewhere. */
+  rev: string | undefined;
 }
+
+/** How every file this store writes begins; the head read on each operation matches it. */
+const HEAD = /^\{"version":1,"rev":"([0-9a-f]{32})"/;
+const HEAD_BYTES = 64;
 
 /** Options of {@link JsonFileStore.open}. */
 export interface JsonFileStoreOptions {
@@ -35,6 +46,7 @@ export class JsonFileStore implements Store {
   #stamp: FileStamp | undefined;
   #serial = new Serial();
   #onRepair: (message: string) => void;
+  #sweptTemps = false;
 
   private constructor(path: string, options: JsonFileStoreOptions) {
     this.path = path;
@@ -84,6 +96,17 @@ export class JsonFileStore implements Store {
     return this.#read(() => [...this.#state.progress.keys()]);
   }
 
+  exportDocument(): Promise<StoreDocument> {
+    return this.#read(() => {
+      const { rev: _rev, ...doc } = this.#state.toDocument();
+      return structuredClone(doc);
+    });
+  }
+
+  importState(state: StoreState): Promise<void> {
+    return this.#mutate((current) => current.replaceWith(state));
+  }
+
   close(): Promise<void> {
     return this.#serial.run(() => Promise.resolve());
   }
@@ -98,6 +121,11 @@ export class JsonFileStore implements Store {
   #mutate<T>(apply: (state: StoreState) => Applied<T>): Promise<T> {
     return this.#serial.run(async () => {
       using _lock = await lockFile(this.#lockPath);
+      if (!this.#sweptTemps) {
+        // Under the lock no other process is writing: a temporary file left now was a crash's.
+        await this.#removeTemps();
+        this.#sweptTemps = true;
+      }
       await this.#refresh();
       const applied = apply(this.#state);
       try {
@@ -112,27 +140,50 @@ export class JsonFileStore implements Store {
 
   /** Reloads the file when another process replaced it since we last read or wrote it. */
   async #refresh(): Promise<void> {
-    let info: Deno.FileInfo;
+    let file: Deno.FsFile;
     try {
-      info = await Deno.stat(this.path);
+      file = await Deno.open(this.path, { read: true });
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return;
-      throw new StoreOpenError(`Cannot read FILE_PATH ${this.path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw this.#cannotRead(error);
     }
-    const stamp = stampOf(info);
-    if (this.#stamp && sameStamp(this.#stamp, stamp)) return;
-    let text: string;
     try {
-      text = await Deno.readTextFile(this.path);
+      // One handle for the stamp and the text: a rename by another process cannot split them.
+      const stamp = stampOf(await file.stat());
+      const head = new Uint8Array(HEAD_BYTES);
+      const n = await readFully(file, head);
+      stamp.rev = HEAD.exec(new TextDecoder().decode(head.subarray(0, n)))?.[1];
+      if (this.#stamp && sameStamp(this.#stamp, stamp)) return;
+      await file.seek(0, Deno.SeekMode.Start);
+      const bytes = new Uint8Array(stamp.size);
+      const length = await readFully(file, bytes);
+      const text = new TextDecoder().decode(bytes.subarray(0, length));
+      this.#state = this.#parse(text);
+      this.#stamp = stamp;
     } catch (error) {
-      throw new StoreOpenError(`Cannot read FILE_PATH ${this.path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      if (error instanceof StoreOpenError) throw error;
+      throw this.#cannotRead(error);
+    } finally {
+      file.close();
     }
-    this.#state = this.#parse(text);
-    this.#stamp = stamp;
+  }
+
+  #cannotRead(error: unknown): StoreOpenError {
+    return new StoreOpenError(`Cannot read FILE_PATH ${this.path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+
+  async #removeTemps(): Promise<void> {
+    const dir = dirname(this.path);
+    const pattern = new RegExp(`^${escapeRegExp(basename(this.path))}\\.\\d+\\.tmp$`);
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.isFile && pattern.test(entry.name)) await Deno.remove(join(dir, entry.name)).catch(() => {});
+      }
+    } catch {
+      // An unreadable directory only means leftovers stay; the write below reports real problems.
+    }
   }
 
   #parse(text: string): StoreState {
@@ -170,14 +221,17 @@ export class JsonFileStore implements Store {
   }
 
   async #write(): Promise<void> {
-    const data = new TextEncoder().encode(JSON.stringify(this.#state.toDocument()));
+    const rev = randomRev();
+    const { sessions, works, progress } = this.#state.toDocument();
+    const data = new TextEncoder().encode(JSON.stringify({ version: 1, rev, sessions, works, progress }));
     const tmp = `${this.path}.${Deno.pid}.tmp`;
+    let stamp: FileStamp;
     const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
     try {
       let written = 0;
       while (written < data.length) written += await file.write(data.subarray(written));
       await file.syncData();
-      this.#stamp = stampOf(await file.stat());
+      stamp = { ...stampOf(await file.stat()), rev };
     } finally {
       file.close();
     }
@@ -187,16 +241,39 @@ export class JsonFileStore implements Store {
       await Deno.remove(tmp).catch(() => {});
       throw error;
     }
+    this.#stamp = stamp;
     await syncDirectory(dirname(this.path));
   }
 }
 
 function stampOf(info: Deno.FileInfo): FileStamp {
-  return { ino: info.ino, mtime: info.mtime?.getTime(), size: info.size };
+  return { ino: info.ino, mtime: info.mtime?.getTime(), size: info.size, rev: undefined };
 }
 
 function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  if (a.rev !== undefined || b.rev !== undefined) return a.rev === b.rev;
   return a.ino === b.ino && a.mtime === b.mtime && a.size === b.size;
+}
+
+function randomRev(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Reads until `buffer` is full or the file ends; returns the bytes read. */
+async function readFully(file: Deno.FsFile, buffer: Uint8Array): Promise<number> {
+  let at = 0;
+  while (at < buffer.length) {
+    const n = await file.read(buffer.subarray(at));
+    if (n === null) break;
+    at += n;
+  }
+  return at;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 async function lockFile(path: string): Promise<Disposable> {

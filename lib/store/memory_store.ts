@@ -2,7 +2,7 @@
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
-import { StoreState } from "./state.ts";
+import { type StoreDocument, StoreState } from "./state.ts";
 import type { Store } from "./store.ts";
 
 /** A store that lives as long as the process. */
@@ -43,6 +43,14 @@ export class MemoryStore implements Store {
 
   listProjects(): Promise<string[]> {
     return Promise.resolve([...this.#state.progress.keys()]);
+  }
+
+  exportDocument(): Promise<StoreDocument> {
+    return Promise.resolve().then(() => structuredClone(this.#state.toDocument()));
+  }
+
+  importState(state: StoreState): Promise<void> {
+    return Promise.resolve().then(() => this.#state.replaceWith(state).result);
   }
 
   close(): Promise<void> {

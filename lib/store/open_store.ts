@@ -3,8 +3,21 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "./store.ts";
 
-/** Opens the store the configuration names; throws `StoreOpenError` with the place and the problem. */
-export async function openStore(config: Pick<Config, "filePath" | "kvPath">, log: Logger): Promise<Store> {
+/** Options of {@link openStore} besides the configuration. */
+export interface OpenStoreOptions {
+  /** Running on Deno Deploy (`DENO_DEPLOYMENT_ID` set): without FILE_PATH or KV_PATH, use the default KV. */
+  onDeploy?: boolean;
+}
+
+/**
+ * Opens the store the configuration names: `FILE_PATH`, else `KV_PATH`, else on Deno Deploy its
+ * default KV, else memory. Throws `StoreOpenError` with the place and the problem.
+ */
+export async function openStore(
+  config: Pick<Config, "filePath" | "kvPath">,
+  log: Logger,
+  options: OpenStoreOptions = { onDeploy: Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined },
+): Promise<Store> {
   if (config.filePath) {
     const { JsonFileStore } = await import("./json_file_store.ts");
     const store = await JsonFileStore.open(config.filePath, {
@@ -14,8 +27,11 @@ export async function openStore(config: Pick<Config, "filePath" | "kvPath">, log
     log.info("store opened", { store: "file", file: config.filePath });
     return store;
   }
-  if (config.kvPath) {
-    throw new Error("KV_PATH is not supported yet: unset it, or use FILE_PATH");
+  if (config.kvPath || options.onDeploy) {
+    const { KvStore } = await import("./kv_store.ts");
+    const store = await KvStore.open(config.kvPath);
+    log.info("store opened", { store: "kv", kv: config.kvPath ?? "(Deno Deploy default)" });
+    return store;
   }
   const { MemoryStore } = await import("./memory_store.ts");
   log.info("store opened", { store: "memory" });

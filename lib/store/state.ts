@@ -9,9 +9,14 @@ import { SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
 import { TaskTree } from "../domain/task_tree.ts";
 import { type WorkEntry, WorkEntrySchema } from "../domain/work_lru.ts";
 
-/** The store document: every session's roots (R4.6), the work entries and the progress documents. */
+/**
+ * The store document: every session's roots (R4.6), the work entries and the progress documents.
+ * The JSON file store adds `rev`, a random name of each write, right after `version` (it tells the
+ * store cheaply whether another process rewrote the file); exports leave it out.
+ */
 export const StoreDocumentSchema = z.object({
   version: z.literal(1),
+  rev: z.string().optional(),
   sessions: z.record(SessionIdSchema, z.array(TaskSchema)),
   works: z.array(WorkEntrySchema).default([]),
   progress: z.record(z.string(), ProgressDocSchema).default({}),
@@ -55,7 +60,7 @@ export class StoreState {
     return { state, repairs };
   }
 
-  /** The document to write. */
+  /** The document to write; it shares the live tasks and entries (clone it to keep it). */
   toDocument(): StoreDocument {
     const sessions: Record<string, unknown> = {};
     for (const [id, tree] of this.sessions) sessions[id] = tree.roots;
@@ -65,6 +70,25 @@ export class StoreState {
       works: [...this.works.values()],
       progress: Object.fromEntries(this.progress),
     };
+  }
+
+  /** Replaces everything with `other`'s contents (taken, not copied); undo restores the old. */
+  replaceWith(other: StoreState): Applied<void> {
+    const before = [new Map(this.sessions), new Map(this.works), new Map(this.progress)] as const;
+    const fill = (
+      sessions: ReadonlyMap<string, TaskTree>,
+      works: ReadonlyMap<string, WorkEntry>,
+      progress: ReadonlyMap<string, ProgressDoc>,
+    ) => {
+      this.sessions.clear();
+      this.works.clear();
+      this.progress.clear();
+      for (const [id, tree] of sessions) this.sessions.set(id, tree);
+      for (const [id, entry] of works) this.works.set(id, entry);
+      for (const [project, doc] of progress) this.progress.set(project, doc);
+    };
+    fill(other.sessions, other.works, other.progress);
+    return { result: undefined, undo: () => fill(...before) };
   }
 
   /** Applies `fn` to a session's tree (created when absent) as one transaction. */

@@ -9,6 +9,7 @@
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
+import type { StoreDocument, StoreState } from "./state.ts";
 
 /** Which implementation a store is (reported by `/healthz`). */
 export type StoreKind = "memory" | "file" | "kv";
@@ -36,6 +37,13 @@ export interface Store {
   ): Promise<ProgressDoc>;
   /** Names of the projects that have a document. */
   listProjects(): Promise<string[]>;
+  /** The whole store as one document, read as one consistent snapshot (`deno task export`). */
+  exportDocument(): Promise<StoreDocument>;
+  /**
+   * Replaces the whole store with `state` in one atomic change (`deno task import`): on any
+   * failure nothing changed. `state` comes validated from {@link StoreState.fromFile}.
+   */
+  importState(state: StoreState): Promise<void>;
   /** Releases files, locks and handles. */
   close(): Promise<void>;
 }

@@ -1,0 +1,118 @@
+/**
+ * Part 1: cold start to the first `initialize` answer over stdio. Each run spawns the process,
+ * writes the initialize request on its stdin at once, times until the answer line arrives on
+ * stdout, then kills it. Servers take turns (A, B, C, A, B, C, …) so drift in machine load hits
+ * all of them alike.
+ */
+import {
+  floorStdio,
+  initializeParams,
+  median,
+  ms,
+  orchestratorStdio,
+  type PartOptions,
+  type PartResult,
+  ratio,
+  type ServerCommand,
+  serverStdio,
+  spawn,
+  stats,
+  table,
+  type Target,
+  verdict,
+  withTimeout,
+} from "./support.ts";
+
+/** Milliseconds from spawn to the initialize answer, for one run. */
+export async function timeToInitialize(cmd: ServerCommand): Promise<number> {
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initializeParams() });
+  const started = performance.now();
+  const child = spawn(cmd);
+  try {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(request + "\n"));
+    const answered = (async () => {
+      let buffer = "";
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        buffer += chunk;
+        if (buffer.includes("\n") && /"id"\s*:\s*1\b/.test(buffer)) return performance.now() - started;
+      }
+      throw new Error(`${cmd.label} closed stdout without answering initialize`);
+    })();
+    return await withTimeout(answered, 30_000, `${cmd.label} cold start`);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await child.status;
+  }
+}
+
+/** Runs part 1. */
+export async function coldStart(options: PartOptions): Promise<PartResult> {
+  const rounds = options.quick ? 4 : 20;
+  const warmup = 2;
+  const servers: ServerCommand[] = [await serverStdio(), await floorStdio()];
+  let orchestratorError: string | undefined;
+  try {
+    servers.push(await orchestratorStdio(options.note));
+  } catch (error) {
+    orchestratorError = (error as Error).message;
+    options.note(`cold start: task-orchestrator-mcp not available: ${orchestratorError}`);
+  }
+  const samples = servers.map(() => [] as number[]);
+  for (let round = 0; round < warmup + rounds; round++) {
+    for (let i = 0; i < servers.length; i++) {
+      const elapsed = await timeToInitialize(servers[i]!);
+      if (round >= warmup) samples[i]!.push(elapsed);
+    }
+    options.note(`cold start: round ${round + 1}/${warmup + rounds}`);
+  }
+  const [ours, floor, orchestrator] = samples.map((s) => median(s));
+  const rows = servers.map((server, i) => {
+    const s = stats(samples[i]!);
+    return [
+      server.label,
+      `\`${[server.command === "node" ? "node" : "deno", ...server.args.map(short)].join(" ")}\``,
+      ms(s.p50),
+      ms(s.min),
+      ms(s.max),
+      ratio(s.p50, floor!),
+      orchestrator === undefined ? "—" : ratio(s.p50, orchestrator),
+    ];
+  });
+  const vsFloor = ours! / floor!;
+  const vsOrchestrator = orchestrator === undefined ? undefined : ours! / orchestrator;
+  const targets: Target[] = [
+    {
+      name: "Cold start ≤ 1.3× the floor",
+      met: vsFloor <= 1.3,
+      detail: `${ms(ours!)} ms vs ${ms(floor!)} ms = ${vsFloor.toFixed(2)}×`,
+    },
+    {
+      name: "Cold start ≤ 0.6× task-orchestrator-mcp",
+      met: vsOrchestrator === undefined ? undefined : vsOrchestrator <= 0.6,
+      detail: vsOrchestrator === undefined
+        ? `not available: ${orchestratorError}`
+        : `${ms(ours!)} ms vs ${ms(orchestrator!)} ms = ${vsOrchestrator.toFixed(2)}×`,
+    },
+  ];
+  const markdown = [
+    "## 1. Cold start (stdio, spawn → initialize answer)",
+    "",
+    `${rounds} interleaved runs per server after ${warmup} warm-up rounds (A, B, C, A, B, C, …). Each run spawns the`,
+    "process, writes the initialize request on stdin, times until the answer line arrives on stdout, and",
+    "kills the process.",
+    "",
+    table(["server", "command", "median ms", "min ms", "max ms", "÷ floor", "÷ task-orchestrator"], rows),
+    "",
+    ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`),
+  ].join("\n");
+  return { markdown, targets };
+}
+
+function short(arg: string): string {
+  return arg.replace(/^.*\/(bench\/floor_server\.ts)$/, "$1").replace(/^.*\/node_modules\//, ".bench/node_modules/");
+}

@@ -1,0 +1,204 @@
+/**
+ * Part 2: tool-call latency (p50, p99) of getTask, startTask, completeTask and createTask over
+ * stdio and over HTTP, with 100, 10,000 and 100,000 tasks in the session (memory store, filled by
+ * createTask calls over the same connection before timing), against the floor's no-op tool on the
+ * same transport. Every timed call is followed by a timed no-op call, so both see the same load.
+ *
+ * startTask and completeTask walk the leaves in tree order (start the next leaf, complete it), so
+ * every call is valid; createTask adds one leaf under a subtask and an untimed deleteTask removes
+ * it again, keeping the session at its size.
+ */
+import {
+  callTool,
+  connectHttp,
+  connectStdio,
+  fillSession,
+  floorHttp,
+  floorStdio,
+  freePort,
+  ms,
+  type PartOptions,
+  type PartResult,
+  type Rpc,
+  rssKiB,
+  serverHttp,
+  serverStdio,
+  sleep,
+  startHttpServer,
+  type Stats,
+  stats,
+  table,
+  type Target,
+  verdict,
+} from "./support.ts";
+
+type Transport = "stdio" | "http";
+const TOOLS = ["getTask", "startTask", "completeTask", "createTask"] as const;
+type ToolName = typeof TOOLS[number];
+
+interface Connected {
+  rpc: Rpc;
+  close(): Promise<void>;
+}
+
+async function connect(transport: Transport, who: "server" | "floor"): Promise<Connected> {
+  if (transport === "stdio") {
+    const rpc = await connectStdio(who === "server" ? await serverStdio() : await floorStdio());
+    return { rpc, close: () => rpc.close() };
+  }
+  const port = freePort();
+  const server = await startHttpServer(who === "server" ? await serverHttp(port) : await floorHttp(port), port);
+  try {
+    const rpc = await connectHttp(server.url, server.child.pid);
+    return {
+      rpc,
+      close: async () => {
+        await rpc.close();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** Samples of one size on one transport. */
+interface SizeResult {
+  size: number;
+  fillMs: number;
+  tools: Map<ToolName, { stats: Stats; replyBytes: number }>;
+  noop: Stats;
+  rssKiB?: number;
+}
+
+async function measureSize(
+  transport: Transport,
+  size: number,
+  floor: Rpc,
+  options: PartOptions,
+): Promise<SizeResult> {
+  const server = await connect(transport, "server");
+  try {
+    const { rpc } = server;
+    const sessionId = "bench";
+    const { ids, ms: fillMs } = await fillSession(rpc, { sessionId, size });
+    options.note(`latency ${transport} ${size}: filled in ${fillMs.toFixed(0)} ms`);
+    let rss: number | undefined;
+    if (transport === "stdio" && rpc.pid !== undefined) {
+      await sleep(1000);
+      rss = await rssKiB(rpc.pid);
+    }
+    const n = options.quick ? 40 : 300;
+    const pairs = Math.min(n, ids.leaves.length - 10);
+    const noop: number[] = [];
+    const samples = new Map<ToolName, number[]>(TOOLS.map((t) => [t, []]));
+    const bytes = new Map<ToolName, number[]>(TOOLS.map((t) => [t, []]));
+    const time = async (tool: ToolName | undefined, args: Record<string, unknown>, record = true) => {
+      const started = performance.now();
+      const result = await callTool(rpc, tool ?? "getTask", { sessionId, ...args });
+      const elapsed = performance.now() - started;
+      if (tool && record) {
+        samples.get(tool)!.push(elapsed);
+        bytes.get(tool)!.push(JSON.stringify(result).length);
+      }
+      const floorStarted = performance.now();
+      await callTool(floor, "noop", { id: "x" });
+      if (record) noop.push(performance.now() - floorStarted);
+      return result;
+    };
+    const leaf = (i: number) => ids.leaves[(i * 7919) % ids.leaves.length]!;
+    for (let i = 0; i < 30; i++) await time("getTask", { id: leaf(i) }, false);
+    for (let i = 0; i < n; i++) await time("getTask", { id: leaf(i) });
+    for (let i = 0; i < pairs; i++) {
+      await time("startTask", { id: ids.leaves[i] });
+      await time("completeTask", { id: ids.leaves[i], resolution: `Done ${i}.` });
+    }
+    // Make room for one task (a session may be full), then create and delete one leaf per sample.
+    await callTool(rpc, "deleteTask", { sessionId, id: ids.leaves[0] });
+    const parentId = ids.mids[ids.mids.length - 1]!;
+    const creates = options.quick ? 40 : 200;
+    for (let i = 0; i < creates; i++) {
+      const created = await time("createTask", { parentId, name: `New ${i}`, description: "Added by the bench" });
+      const id = (created.structuredContent?.task as { id?: string } | undefined)?.id;
+      if (!id) throw new Error("createTask answered without structuredContent.task.id");
+      await callTool(rpc, "deleteTask", { sessionId, id });
+    }
+    const tools = new Map<ToolName, { stats: Stats; replyBytes: number }>();
+    for (const tool of TOOLS) {
+      tools.set(tool, { stats: stats(samples.get(tool)!), replyBytes: stats(bytes.get(tool)!).p50 });
+    }
+    return { size, fillMs, tools, noop: stats(noop), rssKiB: rss };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Runs part 2. */
+export async function latency(options: PartOptions): Promise<PartResult> {
+  const sizes = options.quick ? [100, 10_000] : [100, 10_000, 100_000];
+  const results = new Map<Transport, SizeResult[]>();
+  for (const transport of ["stdio", "http"] as const) {
+    const floor = await connect(transport, "floor");
+    try {
+      const list: SizeResult[] = [];
+      for (const size of sizes) list.push(await measureSize(transport, size, floor.rpc, options));
+      results.set(transport, list);
+    } finally {
+      await floor.close();
+    }
+  }
+  const rows: (string | number)[][] = [];
+  const targets: Target[] = [];
+  const worst: { ratio: number; where: string }[] = [];
+  for (const [transport, list] of results) {
+    for (const r of list) {
+      rows.push([transport, r.size.toLocaleString("en-US"), "noop (floor)", ms(r.noop.p50), ms(r.noop.p99), "", "", ""]);
+      for (const tool of TOOLS) {
+        const t = r.tools.get(tool)!;
+        const ratio = t.stats.p50 / r.noop.p50;
+        rows.push([
+          transport,
+          r.size.toLocaleString("en-US"),
+          tool,
+          ms(t.stats.p50),
+          ms(t.stats.p99),
+          `${ratio.toFixed(2)}×`,
+          `${(t.stats.p99 / r.noop.p99).toFixed(2)}×`,
+          t.replyBytes.toLocaleString("en-US"),
+        ]);
+        if (tool !== "createTask") worst.push({ ratio, where: `${tool} ${transport} ${r.size}` });
+      }
+    }
+  }
+  const missed = worst.filter((w) => w.ratio > 1.5);
+  const max = worst.reduce((a, b) => (b.ratio > a.ratio ? b : a), { ratio: 0, where: "" });
+  targets.push({
+    name: "get/start/complete p50 ≤ 1.5× the no-op at every size",
+    met: missed.length === 0,
+    detail: missed.length === 0
+      ? `worst ${max.where}: ${max.ratio.toFixed(2)}×`
+      : `missed at ${missed.map((m) => `${m.where} (${m.ratio.toFixed(2)}×)`).join(", ")}`,
+  });
+  const fills = [...results].flatMap(([transport, list]) =>
+    list.map((r) => `${transport} ${r.size.toLocaleString("en-US")}: ${(r.fillMs / 1000).toFixed(1)} s`)
+  );
+  const rss100k = results.get("stdio")?.find((r) => r.size === 100_000)?.rssKiB;
+  const markdown = [
+    "## 2. Tool-call latency (memory store)",
+    "",
+    "One client, one call at a time. Each timed call is followed by a timed call of the floor's no-op tool on",
+    "the same transport, so both see the same machine load; the ratios divide by that no-op's figure at the",
+    "same size. The session is filled before timing with createTask calls of at most 500 tasks (shape:",
+    "roots × 9 subtasks × 110 leaves; 100 tasks = 1 × 9 × 10). startTask/completeTask walk the leaves in",
+    "order; createTask adds one leaf under a subtask (an untimed deleteTask removes it again). Reply size is",
+    "the median JSON-RPC result in bytes.",
+    "",
+    table(["transport", "tasks", "tool", "p50 ms", "p99 ms", "p50 ÷ no-op", "p99 ÷ no-op", "reply bytes"], rows),
+    "",
+    `Filling the session (createTask calls, excluded from the figures): ${fills.join("; ")}.`,
+    "",
+    ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`),
+  ].join("\n");
+  return { markdown, targets, figures: rss100k === undefined ? {} : { rss100kKiB: rss100k } };
+}

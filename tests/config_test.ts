@@ -1,0 +1,94 @@
+/** Configuration from the environment and CLI flags: the defaults, the overrides, the refusals. */
+import assert from "node:assert/strict";
+import { loadConfig, TOOL_GROUPS } from "../lib/config.ts";
+
+Deno.test("loadConfig: with nothing set it serves HTTP on 127.0.0.1:8585 from memory with every group", () => {
+  const config = loadConfig({}, []);
+  assert.equal(config.transport, "http");
+  assert.equal(config.port, 8585);
+  assert.equal(config.host, "127.0.0.1");
+  assert.equal(config.filePath, undefined);
+  assert.equal(config.kvPath, undefined);
+  assert.equal(config.authToken, undefined);
+  assert.equal(config.workCacheSize, 10);
+  assert.equal(config.logLevel, "info");
+  assert.deepEqual(config.groups, [...TOOL_GROUPS]);
+  assert.deepEqual(config.groups, ["tasks", "checklist", "works", "progress"]);
+});
+
+Deno.test("loadConfig: reads the environment", () => {
+  const config = loadConfig({
+    PORT: "9001",
+    HOST: "0.0.0.0",
+    FILE_PATH: "/tmp/tasks.json",
+    WORK_CACHE_SIZE: "3",
+    CHECKLIST_TOOLS: " tasks, checklist ",
+    LOG_LEVEL: "debug",
+    AUTH_TOKEN: "secret",
+  });
+  assert.equal(config.port, 9001);
+  assert.equal(config.host, "0.0.0.0");
+  assert.equal(config.filePath, "/tmp/tasks.json");
+  assert.equal(config.workCacheSize, 3);
+  assert.deepEqual(config.groups, ["tasks", "checklist"]);
+  assert.equal(config.logLevel, "debug");
+  assert.equal(config.authToken, "secret");
+});
+
+Deno.test("loadConfig: empty variables count as unset", () => {
+  const config = loadConfig({ PORT: "", FILE_PATH: "", CHECKLIST_TOOLS: "" });
+  assert.equal(config.port, 8585);
+  assert.equal(config.filePath, undefined);
+  assert.deepEqual(config.groups, [...TOOL_GROUPS]);
+});
+
+Deno.test("loadConfig: flags select stdio and override the environment", async (t) => {
+  await t.step("--stdio", () => assert.equal(loadConfig({}, ["--stdio"]).transport, "stdio"));
+  await t.step("--port N and --host H", () => {
+    const config = loadConfig({ PORT: "9001", HOST: "0.0.0.0" }, ["--port", "1234", "--host", "localhost"]);
+    assert.equal(config.port, 1234);
+    assert.equal(config.host, "localhost");
+  });
+  await t.step("--flag=value", () => {
+    const config = loadConfig({}, ["--port=4321", "--file=/tmp/x.json"]);
+    assert.equal(config.port, 4321);
+    assert.equal(config.filePath, "/tmp/x.json");
+  });
+  await t.step("a value that itself holds =", () => {
+    assert.equal(loadConfig({}, ["--file=/tmp/a=b.json"]).filePath, "/tmp/a=b.json");
+  });
+  await t.step("--file beside --stdio", () => {
+    const config = loadConfig({}, ["--stdio", "--file", "plan.json"]);
+    assert.equal(config.transport, "stdio");
+    assert.equal(config.filePath, "plan.json");
+  });
+});
+
+Deno.test("loadConfig: a bad value is refused with the variable's name", async (t) => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["PORT not a number", { PORT: "eighty" }, /PORT/],
+    ["PORT out of range", { PORT: "70000" }, /PORT/],
+    ["PORT not an integer", { PORT: "80.5" }, /PORT/],
+    ["WORK_CACHE_SIZE zero", { WORK_CACHE_SIZE: "0" }, /WORK_CACHE_SIZE/],
+    ["unknown tool group", { CHECKLIST_TOOLS: "tasks,bogus" }, /CHECKLIST_TOOLS/],
+    ["no tool group", { CHECKLIST_TOOLS: " , " }, /CHECKLIST_TOOLS/],
+    ["unknown log level", { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    ["FILE_PATH with KV_PATH", { FILE_PATH: "a.json", KV_PATH: ":memory:" }, /FILE_PATH.*KV_PATH/],
+  ];
+  for (const [label, env, pattern] of cases) {
+    await t.step(label, () => {
+      assert.throws(() => loadConfig(env), (error: unknown) => {
+        assert.ok(error instanceof Error);
+        assert.match(error.message, /^Invalid configuration/);
+        assert.match(error.message, pattern);
+        return true;
+      });
+    });
+  }
+  await t.step("a bad --port flag", () => {
+    assert.throws(() => loadConfig({}, ["--port", "-1"]), /PORT/);
+  });
+  await t.step("--file with --kv", () => {
+    assert.throws(() => loadConfig({}, ["--file", "a.json", "--kv", ":memory:"]), /FILE_PATH.*KV_PATH/);
+  });
+});

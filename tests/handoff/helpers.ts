@@ -1,0 +1,50 @@
+/** Shared by the handoff tests: a real logger whose lines are kept, and small readers of replies. */
+import { createLogger, type Logger } from "../../lib/log.ts";
+import type { Client } from "../support/sdk_client.ts";
+import { ok } from "../support/harness.ts";
+
+/** A log record as written (one JSON line). */
+export type LogRecord = { level: string; msg: string } & Record<string, unknown>;
+
+/** The real logger at debug level, writing into `records` instead of stderr. */
+export function recordingLogger(): { log: Logger; records: LogRecord[] } {
+  const records: LogRecord[] = [];
+  const log = createLogger({ level: "debug", write: (line) => records.push(JSON.parse(line)) });
+  return { log, records };
+}
+
+/** One entry of get_recent_works_info. */
+export interface RecentWork {
+  workId: string;
+  work_timestamp: string;
+  work_description: string;
+}
+
+/** The recent works, most recently used first. */
+export async function recent(client: Client): Promise<RecentWork[]> {
+  return (await ok<{ works: RecentWork[] }>(client, "get_recent_works_info")).works;
+}
+
+/** The descriptions of the recent works, most recently used first. */
+export async function recentDescriptions(client: Client): Promise<string[]> {
+  return (await recent(client)).map((w) => w.work_description);
+}
+
+/** Saves work and returns its id. */
+export async function save(
+  client: Client,
+  work_description: string,
+  more: { work_summarize?: string; sessionId?: string } = {},
+): Promise<string> {
+  const { workId } = await ok<{ workId: string }>(client, "save_current_work_info", {
+    work_summarize: `Summary: ${work_description}`,
+    work_description,
+    ...more,
+  });
+  return workId;
+}
+
+/** True when `s` is an ISO 8601 UTC timestamp as `Date.prototype.toISOString` writes it. */
+export function isIsoTimestamp(s: unknown): boolean {
+  return typeof s === "string" && !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s;
+}
