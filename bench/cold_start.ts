@@ -114,5 +114,8 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
 }
 
 function short(arg: string): string {
-  return arg.replace(/^.*\/(bench\/floor_server\.ts)$/, "$1").replace(/^.*\/node_modules\//, ".bench/node_modules/");
+  return arg.replace(/^.*\/(bench\/floor_server\.ts)$/, "$1").replace(
+    /^.*\/node_modules\//,
+    ".bench/node_modules/",
+  );
 }

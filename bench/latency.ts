@@ -47,7 +47,10 @@ async function connect(transport: Transport, who: "server" | "floor"): Promise<C
     return { rpc, close: () => rpc.close() };
   }
   const port = freePort();
-  const server = await startHttpServer(who === "server" ? await serverHttp(port) : await floorHttp(port), port);
+  const server = await startHttpServer(
+    who === "server" ? await serverHttp(port) : await floorHttp(port),
+    port,
+  );
   try {
     const rpc = await connectHttp(server.url, server.child.pid);
     return {
@@ -119,7 +122,11 @@ async function measureSize(
     const parentId = ids.mids[ids.mids.length - 1]!;
     const creates = options.quick ? 40 : 200;
     for (let i = 0; i < creates; i++) {
-      const created = await time("createTask", { parentId, name: `New ${i}`, description: "Added by the bench" });
+      const created = await time("createTask", {
+        parentId,
+        name: `New ${i}`,
+        description: "Added by the bench",
+      });
       const id = (created.structuredContent?.task as { id?: string } | undefined)?.id;
       if (!id) throw new Error("createTask answered without structuredContent.task.id");
       await callTool(rpc, "deleteTask", { sessionId, id });
@@ -153,7 +160,16 @@ export async function latency(options: PartOptions): Promise<PartResult> {
   const worst: { ratio: number; where: string }[] = [];
   for (const [transport, list] of results) {
     for (const r of list) {
-      rows.push([transport, r.size.toLocaleString("en-US"), "noop (floor)", ms(r.noop.p50), ms(r.noop.p99), "", "", ""]);
+      rows.push([
+        transport,
+        r.size.toLocaleString("en-US"),
+        "noop (floor)",
+        ms(r.noop.p50),
+        ms(r.noop.p99),
+        "",
+        "",
+        "",
+      ]);
       for (const tool of TOOLS) {
         const t = r.tools.get(tool)!;
         const ratio = t.stats.p50 / r.noop.p50;
@@ -194,7 +210,10 @@ export async function latency(options: PartOptions): Promise<PartResult> {
     "order; createTask adds one leaf under a subtask (an untimed deleteTask removes it again). Reply size is",
     "the median JSON-RPC result in bytes.",
     "",
-    table(["transport", "tasks", "tool", "p50 ms", "p99 ms", "p50 ÷ no-op", "p99 ÷ no-op", "reply bytes"], rows),
+    table(
+      ["transport", "tasks", "tool", "p50 ms", "p99 ms", "p50 ÷ no-op", "p99 ÷ no-op", "reply bytes"],
+      rows,
+    ),
     "",
     `Filling the session (createTask calls, excluded from the figures): ${fills.join("; ")}.`,
     "",

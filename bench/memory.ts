@@ -55,10 +55,15 @@ export async function memory(options: PartOptions & { rss100kKiB?: number }): Pr
   }
   const idle = samples.map((s) => median(s));
   const bigSize = options.quick ? 10_000 : 100_000;
-  const big = options.rss100kKiB !== undefined && !options.quick ? options.rss100kKiB : await fullRss(bigSize);
+  const big = options.rss100kKiB !== undefined && !options.quick
+    ? options.rss100kKiB
+    : await fullRss(bigSize);
   options.note(`memory: idle ${idle.map((k) => mib(k)).join(" / ")} MiB, ${bigSize} tasks ${mib(big)} MiB`);
   const [ours, floor] = idle as [number, number];
-  const rows: string[][] = servers.map((s, i) => [s.label, "idle", mib(idle[i]), `${(idle[i]! / floor).toFixed(2)}×`]);
+  const rows: string[][] = servers.map((
+    s,
+    i,
+  ) => [s.label, "idle", mib(idle[i]), `${(idle[i]! / floor).toFixed(2)}×`]);
   rows.splice(1, 0, [
     "checklist-mcp",
     `${bigSize.toLocaleString("en-US")} tasks`,
@@ -78,7 +83,9 @@ export async function memory(options: PartOptions & { rss100kKiB?: number }): Pr
     "",
     table(["server", "state", "RSS MiB", "÷ floor idle"], rows),
     "",
-    `checklist-mcp holds about ${((big - ours) / bigSize * 1024).toFixed(0)} bytes per task (RSS growth ÷ tasks).`,
+    `checklist-mcp holds about ${
+      ((big - ours) / bigSize * 1024).toFixed(0)
+    } bytes per task (RSS growth ÷ tasks).`,
     "",
     ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`),
   ].join("\n");

@@ -106,7 +106,9 @@ async function run(config: Config, n: number, options: PartOptions): Promise<Out
     }
   } finally {
     for await (const entry of Deno.readDir(dir)) {
-      if (entry.name.startsWith(base.slice(dir.length + 1))) await Deno.remove(`${dir}/${entry.name}`, { recursive: true });
+      if (entry.name.startsWith(base.slice(dir.length + 1))) {
+        await Deno.remove(`${dir}/${entry.name}`, { recursive: true });
+      }
     }
   }
 }
@@ -155,9 +157,11 @@ export async function storeChange(options: PartOptions): Promise<PartResult> {
       detail: `completeTask p50 ${ms(o.complete.p50)} ms, createTask p50 ${ms(o.create.p50)} ms`,
     };
   };
+  const kvSize = options.quick ? 1000 : 100_000;
+  const fileSize = options.quick ? 1000 : 10_000;
   const targets = [
-    target("kv", options.quick ? 1000 : 100_000, 3, "KV change p50 ≤ 3 ms at 100k tasks"),
-    target("file", options.quick ? 1000 : 10_000, 20, "JSON file change p50 ≤ 20 ms at 10k tasks"),
+    target("kv", kvSize, 3, `KV change p50 ≤ 3 ms at ${kvSize.toLocaleString("en-US")} tasks`),
+    target("file", fileSize, 20, `JSON file change p50 ≤ 20 ms at ${fileSize.toLocaleString("en-US")} tasks`),
   ];
   const notes = outcomes.filter((o) => o.unavailable).map((o) =>
     `- ${label[o.store]} at ${o.size.toLocaleString("en-US")} tasks: not available — ${o.unavailable}`

@@ -114,7 +114,18 @@ export function sleep(milliseconds: number): Promise<void> {
 // Machine
 
 /** The machine the figures were taken on. */
-export async function machine(): Promise<Record<string, string>> {
+export interface Machine {
+  cpus: string;
+  cpu: string;
+  ram: string;
+  os: string;
+  deno: string;
+  node: string;
+  loadavg: string;
+}
+
+/** Describes this machine (Linux `/proc`). */
+export async function machine(): Promise<Machine> {
   const cpuinfo = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");
   const meminfo = await Deno.readTextFile("/proc/meminfo").catch(() => "");
   const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? "unknown";
@@ -159,13 +170,17 @@ export interface ServerCommand {
   env: Record<string, string>;
 }
 
-/** The `deno run …` flags of a `deno.json` task, with the entry file and its arguments removed. */
-async function taskFlags(task: string): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as { tasks: Record<string, string> };
+/** A `deno.json` task `deno run FLAGS ENTRY ARGS` split into its parts. */
+async function taskParts(task: string): Promise<{ flags: string[]; entry: string; args: string[] }> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as {
+    tasks: Record<string, string>;
+  };
   const words = (config.tasks[task] ?? "").split(/\s+/).filter(Boolean);
-  if (words[0] !== "deno" || words[1] !== "run") throw new Error(`task ${task} is not "deno run …"`);
   const entry = words.findIndex((w, i) => i >= 2 && !w.startsWith("-"));
-  return words.slice(2, entry < 0 ? undefined : entry);
+  if (words[0] !== "deno" || words[1] !== "run" || entry < 0) {
+    throw new Error(`task ${task} is not "deno run … FILE"`);
+  }
+  return { flags: words.slice(2, entry), entry: words[entry]!, args: words.slice(entry + 1) };
 }
 
 /** This process's environment without the server settings, plus `extra`. */
@@ -187,45 +202,51 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** This server over stdio, with the permissions of the `stdio` task. */
+/** `run` and the words of a task after `deno run`. */
+async function taskArgs(task: string): Promise<string[]> {
+  const { flags, entry, args } = await taskParts(task);
+  return ["run", ...flags, entry, ...args];
+}
+
+/** This server over stdio, exactly as the `stdio` task starts it. */
 export async function serverStdio(env: Record<string, string> = {}): Promise<ServerCommand> {
   return {
     label: "checklist-mcp",
     command: Deno.execPath(),
-    args: ["run", ...await taskFlags("stdio"), "main.ts", "--stdio"],
+    args: await taskArgs("stdio"),
     cwd: ROOT,
     env: cleanEnv(env),
   };
 }
 
-/** The floor over stdio, with the same permissions. */
+/** The floor over stdio, with the permissions of the `stdio` task. */
 export async function floorStdio(): Promise<ServerCommand> {
   return {
     label: "floor",
     command: Deno.execPath(),
-    args: ["run", ...await taskFlags("stdio"), FLOOR, "--stdio"],
+    args: ["run", ...(await taskParts("stdio")).flags, FLOOR, "--stdio"],
     cwd: ROOT,
     env: cleanEnv(),
   };
 }
 
-/** This server over HTTP on `port`, with the permissions of the `start` task. */
+/** This server over HTTP on `port`, exactly as the `start` task starts it. */
 export async function serverHttp(port: number, env: Record<string, string> = {}): Promise<ServerCommand> {
   return {
     label: "checklist-mcp",
     command: Deno.execPath(),
-    args: ["run", ...await taskFlags("start"), "main.ts"],
+    args: await taskArgs("start"),
     cwd: ROOT,
     env: cleanEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
   };
 }
 
-/** The floor over HTTP on `port`. */
+/** The floor over HTTP on `port`, with the permissions of the `start` task. */
 export async function floorHttp(port: number, env: Record<string, string> = {}): Promise<ServerCommand> {
   return {
     label: "floor",
     command: Deno.execPath(),
-    args: ["run", ...await taskFlags("start"), FLOOR],
+    args: ["run", ...(await taskParts("start")).flags, FLOOR],
     cwd: ROOT,
     env: cleanEnv({ PORT: String(port), ...env }),
   };
@@ -241,12 +262,21 @@ const ORCHESTRATOR_VERSION = "1.1.0";
 export async function orchestratorStdio(note: (line: string) => void): Promise<ServerCommand> {
   const pkgDir = `${BENCH_DIR}/node_modules/${ORCHESTRATOR}`;
   const pkgJson = `${pkgDir}/package.json`;
-  const installed = await Deno.readTextFile(pkgJson).then((t) => JSON.parse(t).version).catch(() => undefined);
+  const installed = await Deno.readTextFile(pkgJson).then((t) => JSON.parse(t).version).catch(() =>
+    undefined
+  );
   if (installed !== ORCHESTRATOR_VERSION) {
     note(`installing ${ORCHESTRATOR}@${ORCHESTRATOR_VERSION} into .bench/ with npm`);
     await Deno.mkdir(BENCH_DIR, { recursive: true });
     const result = await new Deno.Command("npm", {
-      args: ["install", "--prefix", BENCH_DIR, "--no-audit", "--no-fund", `${ORCHESTRATOR}@${ORCHESTRATOR_VERSION}`],
+      args: [
+        "install",
+        "--prefix",
+        BENCH_DIR,
+        "--no-audit",
+        "--no-fund",
+        `${ORCHESTRATOR}@${ORCHESTRATOR_VERSION}`,
+      ],
       stdout: "null",
       stderr: "piped",
     }).output();
@@ -385,7 +415,11 @@ export async function connectStdio(cmd: ServerCommand): Promise<Rpc> {
   const reader = (async () => {
     for await (const line of lines(child.stdout)) {
       if (!line.trim()) continue;
-      const message = JSON.parse(line) as { id?: number; result?: unknown; error?: { code: number; message: string } };
+      const message = JSON.parse(line) as {
+        id?: number;
+        result?: unknown;
+        error?: { code: number; message: string };
+      };
       if (typeof message.id !== "number") continue;
       const waiter = pending.get(message.id);
       if (!waiter) continue;
@@ -432,7 +466,7 @@ export async function connectStdio(cmd: ServerCommand): Promise<Rpc> {
 
 /** Rejects when `promise` takes longer than `timeoutMs`. */
 export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
       promise,

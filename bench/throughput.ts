@@ -63,7 +63,14 @@ async function drive(
   }));
   const elapsed = (performance.now() - started) / 1000;
   const s = stats(latencies);
-  return { clients: clients.length, requests: latencies.length, seconds: elapsed, p50: s.p50, p99: s.p99, errors };
+  return {
+    clients: clients.length,
+    requests: latencies.length,
+    seconds: elapsed,
+    p50: s.p50,
+    p99: s.p99,
+    errors,
+  };
 }
 
 async function series(
@@ -74,7 +81,7 @@ async function series(
   options: PartOptions,
 ): Promise<Series> {
   const port = freePort();
-  const env = mode === "stateless" ? { STATELESS: "1" } : {};
+  const env: Record<string, string> = mode === "stateless" ? { STATELESS: "1" } : {};
   const cmd = who === "floor" ? await floorHttp(port, env) : await serverHttp(port, env);
   await using server = await startHttpServer(cmd, port);
   const sessionId = "bench";
@@ -82,7 +89,12 @@ async function series(
   {
     await using setup = await connectHttp(server.url, server.child.pid);
     if (mode === "stateless" && setup.sessionId !== undefined) {
-      return { who, mode, runs: [], unavailable: "STATELESS=1 is not supported yet (the server issued a session id)" };
+      return {
+        who,
+        mode,
+        runs: [],
+        unavailable: "STATELESS=1 is not supported yet (the server issued a session id)",
+      };
     }
     if (who === "checklist-mcp") leaves = (await fillSession(setup, { sessionId, size: 100 })).ids.leaves;
   }
@@ -91,12 +103,16 @@ async function series(
     : (rpc: HttpRpc, i: number) => callTool(rpc, "getTask", { sessionId, id: leaves[i % leaves.length] });
   const runs: Run[] = [];
   for (const n of concurrency) {
-    const clients = await Promise.all(Array.from({ length: n }, () => connectHttp(server.url, server.child.pid)));
+    const clients = await Promise.all(
+      Array.from({ length: n }, () => connectHttp(server.url, server.child.pid)),
+    );
     try {
       await drive(clients, call, Math.min(0.5, seconds / 4));
       const run = await drive(clients, call, seconds);
       runs.push(run);
-      options.note(`throughput ${who} ${mode} ${n} clients: ${(run.requests / run.seconds).toFixed(0)} req/s`);
+      options.note(
+        `throughput ${who} ${mode} ${n} clients: ${(run.requests / run.seconds).toFixed(0)} req/s`,
+      );
     } finally {
       await Promise.all(clients.map((c) => c.close()));
     }
@@ -135,7 +151,9 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
       ]);
     }
   }
-  const notes = all.filter((s) => s.unavailable).map((s) => `- ${s.who} ${s.mode}: not available — ${s.unavailable}.`);
+  const notes = all.filter((s) => s.unavailable).map((s) =>
+    `- ${s.who} ${s.mode}: not available — ${s.unavailable}.`
+  );
   const markdown = [
     "## 3. HTTP throughput (concurrent clients)",
     "",

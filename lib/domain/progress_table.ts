@@ -80,7 +80,7 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
       };
       for (const task of list) {
         if (!chosen.has(task)) {
-          hidden += sizeOf(task);
+          hidden += tree.subtreeSize(task);
           continue;
         }
         flushHidden();
@@ -173,12 +173,6 @@ function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
     }
   }
   return chosen;
-}
-
-function sizeOf(task: Task): number {
-  let n = 1;
-  for (const child of task.tasks) n += sizeOf(child);
-  return n;
 }
 
 function formatRow(row: Row, before: TaskStatus | undefined): string {

@@ -43,7 +43,9 @@ export function createTask(
     message =
       `Created root task "${task.name}" (${task.id}). Break it into subtasks: call createTask with parentId "${task.id}" (or pass \`tasks\`), so each step can be started and completed in order.`;
   } else {
-    message = `Created "${task.name}" (${task.id})${count > 1 ? ` with ${count - 1} subtasks` : ""}${
+    message = `Created "${task.name}" (${task.id})${
+      count > 1 ? ` with ${count - 1} subtask${count > 2 ? "s" : ""}` : ""
+    }${
       parent ? ` under "${parent.name}" (${parent.id})` : ""
     }. Call startTask with id "${task.id}" to begin.`;
   }

@@ -10,6 +10,8 @@ import type { Task, TaskStatus } from "./schemas.ts";
 interface Entry {
   task: Task;
   parent: Task | undefined;
+  /** Tasks in this task's subtree, itself included; kept up to date on insert and remove. */
+  size: number;
 }
 
 /** What a committed transaction changed: enough for a store to write only that. */
@@ -78,6 +80,11 @@ export class TaskTree {
   require(id: string): Task {
     return this.get(id) ??
       fail("NOT_FOUND", `No task with id "${id}" in this session. Call listTasks to see the ids.`);
+  }
+
+  /** Number of tasks in `task`'s subtree, itself included; O(1). */
+  subtreeSize(task: Task): number {
+    return this.#index.get(task.id)?.size ?? 0;
   }
 
   /** The parent of a task; undefined for a root. */
@@ -282,26 +289,32 @@ export class TaskTree {
   }
 
   #indexSubtree(task: Task, parent: Task | undefined): void {
-    const added: string[] = [];
+    const added: Entry[] = [];
     try {
       for (const item of subtree(task, parent)) {
         if (this.#index.has(item.task.id)) {
           fail("DUPLICATE_ID", `Task id "${item.task.id}" is already used in this session.`);
         }
-        this.#index.set(item.task.id, { task: item.task, parent: item.parent });
-        added.push(item.task.id);
+        const entry = { task: item.task, parent: item.parent, size: 1 };
+        this.#index.set(item.task.id, entry);
+        added.push(entry);
         this.#counts[item.task.status]++;
         this.#trackActive(item.task);
       }
     } catch (error) {
-      for (const id of added) {
-        const t = this.#index.get(id)!.task;
+      for (const { task: t } of added) {
         this.#counts[t.status]--;
-        this.#active.delete(id);
-        this.#index.delete(id);
+        this.#active.delete(t.id);
+        this.#index.delete(t.id);
       }
       throw error;
     }
+    // Depth-first order puts every task before its descendants: sum sizes from the end.
+    for (let i = added.length - 1; i > 0; i--) {
+      const entry = added[i]!;
+      this.#index.get(entry.parent!.id)!.size += entry.size;
+    }
+    this.#addToAncestors(parent, added.length);
     // Called after the subtree joined its list: a parent that gains a child stops being a leaf.
     if (parent) this.#trackActive(parent);
   }
@@ -314,8 +327,13 @@ export class TaskTree {
       this.#active.delete(t.id);
       count++;
     }
+    this.#addToAncestors(parent, -count);
     if (parent) this.#trackActive(parent);
     return count;
+  }
+
+  #addToAncestors(parent: Task | undefined, delta: number): void {
+    for (let t = parent; t; t = this.#index.get(t.id)!.parent) this.#index.get(t.id)!.size += delta;
   }
 }
 

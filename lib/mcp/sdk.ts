@@ -8,6 +8,10 @@ export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mc
 export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+// @ts-types="@modelcontextprotocol/sdk/validation"
+export type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/completable"
 export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 // @ts-types="@modelcontextprotocol/sdk/types"

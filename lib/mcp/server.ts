@@ -7,7 +7,15 @@ import { TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import { DEFAULT_WORK_CACHE_SIZE } from "../domain/work_lru.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, McpServer } from "./sdk.ts";
+import {
+  AjvJsonSchemaValidator,
+  CallToolRequestSchema,
+  ErrorCode,
+  type jsonSchemaValidator,
+  ListToolsRequestSchema,
+  McpError,
+  McpServer,
+} from "./sdk.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import { callTool, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
@@ -88,6 +96,7 @@ export function createServer(options: ServerOptions): McpServer {
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions: instructionsFor(groups),
+    jsonSchemaValidator: lazyValidator(),
   });
   const logs = bridgeLogs(mcp, options.log);
   const ctx: ToolContext = {
@@ -119,4 +128,18 @@ export function createServer(options: ServerOptions): McpServer {
     return result;
   });
   return mcp;
+}
+
+/**
+ * The SDK builds an Ajv instance per server by default (~0.4 ms, paid on every stateless HTTP
+ * request) only to check elicitation answers; this one builds it on first use.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator(schema) {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
 }

@@ -180,6 +180,26 @@ function samePrefix(a: Deno.KvKey, b: Deno.KvKey): boolean {
   return true;
 }
 
+/** Tries a busy database this long before giving up. */
+const BUSY_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs a write, again while SQLite reports "database is locked". Several processes on one local KV
+ * meet that error whenever their transactions overlap; the write then did not happen, so trying
+ * again (after a short random pause) is safe.
+ */
+export async function whenUnlocked<T>(write: () => Promise<T>): Promise<T> {
+  const start = Date.now();
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!String(error).includes("database is locked") || Date.now() - start > BUSY_TIMEOUT_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(10, attempt)));
+    }
+  }
+}
+
 /**
  * One atomic commit being built, with its size kept against Deno KV's limits.
  *
@@ -265,12 +285,14 @@ export class Commit {
 
   /** Commits; `null` when a check failed (someone else changed a checked key). */
   async commit(kv: Deno.Kv): Promise<Deno.KvCommitResult | null> {
-    const op = kv.atomic();
-    for (const check of this.checks) op.check(check);
-    for (const [key, value] of this.#sets) op.set(key, value);
-    for (const key of this.#deletes) op.delete(key);
-    for (const [key, n] of this.#sums) op.sum(key, n);
-    const result = await op.commit();
+    const result = await whenUnlocked(() => {
+      const op = kv.atomic();
+      for (const check of this.checks) op.check(check);
+      for (const [key, value] of this.#sets) op.set(key, value);
+      for (const key of this.#deletes) op.delete(key);
+      for (const [key, n] of this.#sums) op.sum(key, n);
+      return op.commit();
+    });
     return result.ok ? result : null;
   }
 }

@@ -76,11 +76,25 @@ export interface KvSessionsOptions {
 
 type RawRecords = Map<string, Uint8Array[] | null>;
 
+/** How often each path ran in this process (for tests, logs and the benchmark). */
+export interface KvSessionStats {
+  /** Sessions read whole (first use, another generation, or the log did not reach back). */
+  fullLoads: number;
+  /** Sessions brought up to date from the change log. */
+  catchUps: number;
+  /** Changes too big for one commit, published as a new generation. */
+  flips: number;
+  /** Commits refused by a concurrent writer's change and re-run. */
+  conflicts: number;
+}
+
 /** See the module doc. Not safe for concurrent calls: the store runs them one at a time. */
 export class KvSessions {
   readonly #kv: Deno.Kv;
   readonly #defer: (job: () => Promise<void>) => void;
   readonly #cache = new Map<string, CachedSession>();
+  /** See {@link KvSessionStats}. */
+  readonly stats: KvSessionStats = { fullLoads: 0, catchUps: 0, flips: 0, conflicts: 0 };
 
   constructor(kv: Deno.Kv, options: KvSessionsOptions) {
     this.#kv = kv;
@@ -125,6 +139,8 @@ export class KvSessions {
         this.#cache.delete(sessionId);
         continue;
       }
+      if (delta) this.stats.catchUps++;
+      else this.stats.fullLoads++;
       this.#cache.set(sessionId, session);
       return session;
     }
@@ -150,6 +166,7 @@ export class KvSessions {
         return result;
       }
       rollback();
+      this.stats.conflicts++;
       if (attempt >= MAX_ATTEMPTS) {
         throw new Error(
           `Session "${sessionId}" kept changing under this write (${attempt} attempts); nothing was changed. Try again.`,
@@ -221,6 +238,7 @@ export class KvSessions {
     session: CachedSession | undefined,
     tree: TaskTree,
   ): Promise<CachedSession | null> {
+    this.stats.flips++;
     const { gen, chunks } = await this.stage(tree);
     const seq = (session?.seq ?? 0) + 1;
     const commit = new Commit()

@@ -27,7 +27,7 @@ import {
   SessionMetaSchema,
   STORE_VERSION_KEY,
 } from "./kv_layout.ts";
-import { KvSessions } from "./kv_sessions.ts";
+import { KvSessions, type KvSessionStats } from "./kv_sessions.ts";
 import { retire, retireIn, sweepAll } from "./kv_sweeper.ts";
 import { KvWorks } from "./kv_works.ts";
 import { Serial } from "./serial.ts";
@@ -164,6 +164,11 @@ export class KvStore implements Store {
       this.#works.invalidate();
       await sweepAll(this.#kv);
     });
+  }
+
+  /** How often each read and write path ran in this process. */
+  get stats(): Readonly<KvSessionStats> {
+    return this.#sessions.stats;
   }
 
   close(): Promise<void> {

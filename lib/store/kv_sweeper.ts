@@ -7,7 +7,7 @@
  * it. So everything unreachable is named by a marker, and sweeping a marker's keys needs no checks:
  * generation and blob names are random and never reused.
  */
-import { type Commit, encodeJson, recordRange, writeUnchecked } from "./kv_codec.ts";
+import { type Commit, encodeJson, recordRange, whenUnlocked, writeUnchecked } from "./kv_codec.ts";
 import { blobKey, type GarbageKind, type Marker, markerKey, MarkerSchema } from "./kv_layout.ts";
 
 /** Staged data older than this, still unpublished, belongs to a writer that died. */
@@ -16,7 +16,7 @@ export const STAGED_TTL_MS = 60 * 60 * 1000;
 /** Marks staged data in a commit of its own, before any of it is written. */
 export async function markStaged(kv: Deno.Kv, kind: GarbageKind, id: string): Promise<void> {
   const marker: Marker = { at: Date.now(), staged: true };
-  await kv.set(markerKey(kind, id), encodeJson(marker));
+  await whenUnlocked(() => kv.set(markerKey(kind, id), encodeJson(marker)));
 }
 
 /** Adds to `commit` the marker that retires a generation or blob. */
@@ -28,7 +28,7 @@ export function retireIn(commit: Commit, kind: GarbageKind, id: string): void {
 /** Retires data in a commit of its own (staged data that will never be published). */
 export async function retire(kv: Deno.Kv, kind: GarbageKind, id: string): Promise<void> {
   const marker: Marker = { at: Date.now(), staged: false };
-  await kv.set(markerKey(kind, id), encodeJson(marker));
+  await whenUnlocked(() => kv.set(markerKey(kind, id), encodeJson(marker)));
 }
 
 /** Deletes the keys of one generation or blob, then its marker. */
@@ -43,7 +43,7 @@ export async function sweepOne(kv: Deno.Kv, kind: GarbageKind, id: string): Prom
     await writeUnchecked(kv, keys.map((key) => ({ delete: key })));
     deleted += keys.length;
   }
-  await kv.delete(markerKey(kind, id));
+  await whenUnlocked(() => kv.delete(markerKey(kind, id)));
   return deleted;
 }
 

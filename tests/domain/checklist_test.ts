@@ -57,6 +57,19 @@ Deno.test("renderTree draws a single root, an empty tree and multi-line names", 
   });
 });
 
+Deno.test(`renderTree draws at most ${LIMITS.treeTextLines} lines by default`, () => {
+  const roots = Array.from(
+    { length: 10 },
+    (_, r) => task(`r${r}`, ...Array.from({ length: 49 }, (_, c) => task(`r${r}c${c}`))),
+  );
+  const lines = renderTree(roots).split("\n");
+  assert.equal(lines.length, LIMITS.treeTextLines + 1);
+  assert.equal(
+    lines.at(-1),
+    "… 100 more tasks not shown (call get_all_tasks on a smaller session, or getTask)",
+  );
+});
+
 Deno.test("renderTree stops at maxLines and counts the tasks not drawn", () => {
   const tree = sample();
   const text = renderTree(tree.roots, 3);

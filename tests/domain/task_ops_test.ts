@@ -79,6 +79,18 @@ Deno.test("createTask's message for a new root task recommends breaking it into 
     assert.match(message, /subtasks/);
     assert.match(message, new RegExp(`parentId "${created.id}"`));
   });
+  await t.step(
+    "a root created with its subtasks is already broken down: the message says how to begin",
+    () => {
+      const tree = new TaskTree();
+      const { message } = run(
+        tree,
+        (t) => createTask(t, { id: "g", name: "Goal", tasks: [{ name: "step" }] }),
+      );
+      assert.doesNotMatch(message, /Break it into subtasks/);
+      assert.match(message, /with 1 subtask\. Call startTask with id "g"/);
+    },
+  );
   await t.step("a subtask's message does not", () => {
     const tree = plan();
     const { message } = run(tree, (t) => createTask(t, { name: "child", parentId: "S" }));

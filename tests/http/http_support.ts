@@ -14,7 +14,7 @@ import { CONFIG, freePort, MAIN, quietLogger, ROOT } from "../support/harness.ts
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
 // @ts-types="@modelcontextprotocol/sdk/types"
-export { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+export { EmptyResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** The MCP endpoint the in-process tests address (a loopback Host, so the guard lets it pass). */
 export const ENDPOINT = "http://127.0.0.1:8585/mcp";
@@ -77,7 +77,9 @@ export async function messagesOf(response: Response): Promise<Record<string, unk
   }
   const messages: Record<string, unknown>[] = [];
   for (const event of text.split(/\n\n/)) {
-    const data = event.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+    const data = event.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join(
+      "\n",
+    );
     if (data) messages.push(JSON.parse(data));
   }
   return messages;
@@ -147,7 +149,9 @@ export interface SpawnServerOptions {
 /** The environment a child server gets: ours, minus settings that would change what it serves. */
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env = Deno.env.toObject();
-  for (const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "AUTH_TOKEN", "STATELESS", "DENO_DEPLOYMENT_ID"]) {
+  for (
+    const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "AUTH_TOKEN", "STATELESS", "DENO_DEPLOYMENT_ID"]
+  ) {
     delete env[name];
   }
   return { ...env, NO_COLOR: "1", LOG_LEVEL: "info", ...extra };

@@ -62,7 +62,9 @@ Deno.test("DNS-rebinding guard: a foreign Host or Origin gets 403 before any MCP
   });
 
   await t.step("look-alike hosts are refused", async () => {
-    for (const host of ["localhost.evil.com", "127.0.0.1.nip.io", "localhost:80:80", "evil.com#@localhost", ""]) {
+    for (
+      const host of ["localhost.evil.com", "127.0.0.1.nip.io", "localhost:80:80", "evil.com#@localhost", ""]
+    ) {
       const response = await post(app.app, initializeBody(), { host });
       assert.equal(response.status, 403, host);
       await response.body?.cancel();
@@ -142,7 +144,15 @@ Deno.test("CORS: only allowed origins get CORS headers; Mcp-Session-Id is expose
     assert.equal(response.status, 204);
     assert.equal(response.headers.get("access-control-allow-origin"), "https://app.example.com");
     const allowed = (response.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(",");
-    for (const header of ["content-type", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) {
+    for (
+      const header of [
+        "content-type",
+        "authorization",
+        "mcp-session-id",
+        "mcp-protocol-version",
+        "last-event-id",
+      ]
+    ) {
       assert.ok(allowed.includes(header), `${header} not allowed: ${allowed}`);
     }
     const methods = response.headers.get("access-control-allow-methods") ?? "";
@@ -238,7 +248,10 @@ Deno.test("AUTH_TOKEN: /mcp needs the bearer token; /healthz stays open", async 
   });
 
   await t.step("the Host check comes first: a foreign Host gets 403 even with the token", async () => {
-    const response = await post(app.app, ping, { host: "evil.example.com", authorization: `Bearer ${token}` });
+    const response = await post(app.app, ping, {
+      host: "evil.example.com",
+      authorization: `Bearer ${token}`,
+    });
     assert.equal(response.status, 403);
     await response.body?.cancel();
   });
@@ -255,7 +268,9 @@ Deno.test("request bodies over 1 MiB get 413, declared or streamed", async (t) =
   const big = JSON.stringify({ ...initializeBody(), padding: "x".repeat(MAX_BODY_BYTES) });
 
   await t.step("a declared Content-Length over the limit", async () => {
-    const response = await post(app.app, big, { "content-length": String(new TextEncoder().encode(big).length) });
+    const response = await post(app.app, big, {
+      "content-length": String(new TextEncoder().encode(big).length),
+    });
     assert.equal(response.status, 413);
     assert.match((await response.json()).error.message, /Payload Too Large.*1048576/);
   });
