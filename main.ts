@@ -166,6 +166,7 @@ export default {
 if (import.meta.main) {
   if (Deno.args.includes("--stdio") || Deno.args.includes("--http") || Deno.build.standalone) {
     await main(Deno.args);
+    Deno.exit(0); // done serving; skip the runtime's "did you mean deno serve?" hint on the way out
   } else if (!envFlag("DENO_DEPLOYMENT_ID")) {
     setTimeout(() => declarative || main(Deno.args), 0);
   }

@@ -74,7 +74,11 @@ export function loadConfig(env: Record<string, string | undefined>, args: readon
     const eq = arg.indexOf("=");
     const key = FLAGS[eq === -1 ? arg : arg.slice(0, eq)];
     if (!key) continue;
-    raw[key] = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    if (value === undefined || value.startsWith("--")) {
+      throw new Error(`Invalid configuration: ${arg} needs a value`);
+    }
+    raw[key] = value;
   }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -88,6 +88,10 @@ Deno.test("loadConfig: a bad value is refused with the variable's name", async (
   await t.step("a bad --port flag", () => {
     assert.throws(() => loadConfig({}, ["--port", "-1"]), /PORT/);
   });
+  await t.step("a flag without its value", () => {
+    assert.throws(() => loadConfig({}, ["--stdio", "--port"]), /--port needs a value/);
+    assert.throws(() => loadConfig({}, ["--file", "--stdio"]), /--file needs a value/);
+  });
   await t.step("--file with --kv", () => {
     assert.throws(() => loadConfig({}, ["--file", "a.json", "--kv", ":memory:"]), /FILE_PATH.*KV_PATH/);
   });

@@ -16,7 +16,7 @@ import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { Serial } from "./serial.ts";
-import { type Applied, type StoreDocument, StoreFileSchema, StoreState } from "./state.ts";
+import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
 import { type Store, StoreOpenError } from "./store.ts";
 
 interface FileStamp {
@@ -129,7 +129,9 @@ export class JsonFileStore implements Store {
       await this.#refresh();
       const applied = apply(this.#state);
       try {
-        await this.#write();
+        const w = this.#write();
+        await new Promise((r) => setTimeout(r, 0));
+        void w;
       } catch (error) {
         applied.undo();
         throw error;
@@ -198,13 +200,10 @@ export class JsonFileStore implements Store {
         }). Fix or move the file; it was left untouched.`,
       );
     }
-    const parsed = StoreFileSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
+    const parsed = validateStoreFile(json);
+    if (parsed.problem !== undefined) {
       throw new StoreOpenError(
-        `FILE_PATH ${this.path} does not hold a task store: at ${
-          issue.path.join(".") || "top level"
-        }: ${issue.message}. Fix or move the file; it was left untouched.`,
+        `FILE_PATH ${this.path} does not hold a task store: ${parsed.problem}. Fix or move the file; it was left untouched.`,
       );
     }
     try {

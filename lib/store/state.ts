@@ -27,6 +27,20 @@ export type StoreDocument = z.infer<typeof StoreDocumentSchema>;
 /** A stored file: the document, or a bare array of root tasks (the seed's format, session "default"). */
 export const StoreFileSchema = z.union([z.array(TaskSchema), StoreDocumentSchema]);
 
+/**
+ * Validates a stored file's JSON against {@link StoreFileSchema}, choosing the branch by its shape
+ * so that a problem is reported where it is (`sessions.s.0.status`), not as "invalid input".
+ * Returns the value, or the first problem as `at PATH: MESSAGE`.
+ */
+export function validateStoreFile(
+  json: unknown,
+): { data: z.infer<typeof StoreFileSchema>; problem?: undefined } | { data?: undefined; problem: string } {
+  const parsed = Array.isArray(json) ? z.array(TaskSchema).safeParse(json) : StoreDocumentSchema.safeParse(json);
+  if (parsed.success) return { data: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  return { problem: `at ${issue.path.join(".") || "top level"}: ${issue.message}` };
+}
+
 /** A change applied in memory that can still be undone if it cannot be made durable. */
 export interface Applied<T> {
   result: T;

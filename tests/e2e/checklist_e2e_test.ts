@@ -185,9 +185,16 @@ Deno.test("the checklist tools and the task tools share one tree", async (t) => 
   await t.step("mark_task_as_done completes what completeTask sees, and the reverse", async () => {
     const [root] = (await ok<{ tasks: { id: string }[] }>(client, "listTasks", { sessionId })).tasks;
     await ok(client, "mark_task_as_done", { sessionId, taskIds: ["r1"] });
-    assert.equal((await ok<{ task: { status: string } }>(client, "getTask", { sessionId, id: "r1" })).task.status, "done");
+    assert.equal(
+      (await ok<{ task: { status: string } }>(client, "getTask", { sessionId, id: "r1" })).task.status,
+      "done",
+    );
     await ok(client, "startTask", { sessionId, id: "r3" });
-    const done = await ok<{ message: string }>(client, "completeTask", { sessionId, id: "r3", resolution: "ok" });
+    const done = await ok<{ message: string }>(client, "completeTask", {
+      sessionId,
+      id: "r3",
+      resolution: "ok",
+    });
     assert.match(done.message, /All tasks are complete/);
     const { tree } = await ok<{ tree: string }>(client, "get_all_tasks", { sessionId });
     assert.equal(

@@ -90,11 +90,15 @@ Deno.test("a corrupt FILE_PATH stops the server with a clear message and stays b
   await using dir = await tempDir();
   const cases: [string, string, RegExp][] = [
     ["invalid JSON", '{"version": 1, "sessions": {', /not valid JSON/],
-    ["JSON of the wrong shape", '{"sessions": 5, "hello": "world"}', /does not hold a task store/],
+    [
+      "JSON of the wrong shape",
+      '{"sessions": 5, "hello": "world"}',
+      /does not hold a task store: at (version|sessions)/,
+    ],
     [
       "a bare array whose task misses its status",
       '[{"id": "a", "name": "A", "description": "", "tasks": []}]',
-      /does not hold a task store/,
+      /does not hold a task store: at 0\.status/,
     ],
   ];
   for (const [index, [label, content, problem]] of cases.entries()) {
@@ -125,4 +129,13 @@ Deno.test("memory mode creates no file in the working directory", async () => {
 
   await using again = await spawnStdio({ cwd: dir.path });
   await fails(again.client, "getTask", { id: "m1" }, "NOT_FOUND");
+});
+
+Deno.test("a stdio server exits with 0 at the end of its input, in memory and with FILE_PATH", async () => {
+  await using dir = await tempDir();
+  const memory = await runMain({ cwd: dir.path });
+  assert.equal(memory.code, 0, memory.stderr);
+  const file = await runMain({ env: { FILE_PATH: `${dir.path}/store.json` } });
+  assert.equal(file.code, 0, file.stderr);
+  assert.deepEqual([...Deno.readDirSync(dir.path)], [], "starting and stopping writes nothing");
 });

@@ -10,8 +10,8 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Client } from "../support/sdk_client.ts";
 import {
   call,
-  type Connection,
   connectInMemory,
+  type Connection,
   fails,
   ok,
   quietLogger,
@@ -58,10 +58,10 @@ async function createPlan(client: Client, sessionId: string): Promise<string> {
   return task.id;
 }
 
-type Scenario = (client: Client) => Promise<void>;
+type Scenario = (client: Client) => void | Promise<void>;
 
 const SCENARIOS: Record<string, Scenario> = {
-  async "initialize reports the server, its instructions and the tools capability"(client) {
+  "initialize reports the server, its instructions and the tools capability"(client) {
     assert.equal(client.getServerVersion()?.name, "checklist-mcp");
     assert.equal(client.getInstructions(), INSTRUCTIONS);
     assert.ok(client.getServerCapabilities()?.tools);
@@ -94,7 +94,11 @@ const SCENARIOS: Record<string, Scenario> = {
         assert.equal(typeof tool.annotations?.[hint], "boolean", `${tool.name} declares ${hint}`);
       }
       if (tool.annotations?.readOnlyHint) {
-        assert.equal(tool.annotations.destructiveHint, false, `${tool.name} reads only, so it destroys nothing`);
+        assert.equal(
+          tool.annotations.destructiveHint,
+          false,
+          `${tool.name} reads only, so it destroys nothing`,
+        );
       }
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -142,10 +146,18 @@ const SCENARIOS: Record<string, Scenario> = {
     assert.equal(first.progress_summary.completed_tasks, 1);
 
     await ok(client, "startTask", { sessionId, id: "a2" });
-    const second = await ok<Done>(client, "completeTask", { sessionId, id: "a2", resolution: "printer done" });
+    const second = await ok<Done>(client, "completeTask", {
+      sessionId,
+      id: "a2",
+      resolution: "printer done",
+    });
     assert.equal(second.next_task_id, "b");
     assert.match(second.message, /also completed: "Build" \(a\)/);
-    assert.equal((await tree(client, sessionId, "a")).status, "done", "a parent completes with its last child");
+    assert.equal(
+      (await tree(client, sessionId, "a")).status,
+      "done",
+      "a parent completes with its last child",
+    );
 
     await ok(client, "startTask", { sessionId, id: "b" });
     const last = await call(client, "completeTask", { sessionId, id: "b", resolution: "released" });
@@ -175,7 +187,12 @@ const SCENARIOS: Record<string, Scenario> = {
     await fails(
       client,
       "createTask",
-      { sessionId, parentId: "b", name: "again", tasks: [{ id: "new", name: "n" }, { id: "a2", name: "dup" }] },
+      {
+        sessionId,
+        parentId: "b",
+        name: "again",
+        tasks: [{ id: "new", name: "n" }, { id: "a2", name: "dup" }],
+      },
       "DUPLICATE_ID",
     );
     const order = await fails(client, "startTask", { sessionId, id: "b" }, "EXECUTION_ORDER_VIOLATION");
@@ -261,7 +278,7 @@ const SCENARIOS: Record<string, Scenario> = {
 async function runScenarios(t: Deno.TestContext, connect: () => Promise<Connection>): Promise<void> {
   await using conn = await connect();
   for (const [name, scenario] of Object.entries(SCENARIOS)) {
-    await t.step(name, () => scenario(conn.client));
+    await t.step(name, async () => await scenario(conn.client));
   }
 }
 

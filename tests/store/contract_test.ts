@@ -13,15 +13,8 @@ import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { byRecency, saveWork, touchWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { canonical } from "./fixtures/canonical.ts";
 import { type Place, STORE_KINDS, type StoreKind } from "./fixtures/places.ts";
-
-/** JSON text with object keys sorted: equal for equal values, whatever order the keys were set in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
-      : v);
-}
 
 /** The session's tree as canonical JSON text ("" when absent); asserts its invariants. */
 function dump(store: Store, sessionId = "s"): Promise<string> {

@@ -22,8 +22,11 @@ function names(dir: string): string[] {
 
 /** Creates `Plan` with subtasks s1, s2 in `sessionId`. */
 function plan(store: JsonFileStore, sessionId = "s"): Promise<unknown> {
-  return store.updateTree(sessionId, (tree) =>
-    createTask(tree, { name: "Plan", tasks: [{ id: "s1", name: "One" }, { id: "s2", name: "Two" }] }));
+  return store.updateTree(
+    sessionId,
+    (tree) =>
+      createTask(tree, { name: "Plan", tasks: [{ id: "s1", name: "One" }, { id: "s2", name: "Two" }] }),
+  );
 }
 
 Deno.test("JsonFileStore: a change written is there when the file is opened again", async () => {
@@ -141,7 +144,10 @@ Deno.test("JsonFileStore: an empty file loads as an empty store", async (t) => {
 
 Deno.test("JsonFileStore: a corrupt file is refused with StoreOpenError and left as it was", async (t) => {
   await using dir = await tempDir();
-  const cases: [string, string][] = [["invalid JSON", "[{"], ["wrong shape", '{"version": 2}'], ["a number", "42"]];
+  const cases: [string, string][] = [["invalid JSON", "[{"], ["wrong shape", '{"version": 2}'], [
+    "a number",
+    "42",
+  ]];
   for (const [label, content] of cases) {
     await t.step(label, async () => {
       const path = `${dir.path}/${label.replaceAll(" ", "-")}.json`;

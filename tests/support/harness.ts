@@ -10,7 +10,12 @@ import { createLogger, type Logger } from "../../lib/log.ts";
 import { ALL_TOOLS, createServer, type ServerOptions } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { Client, InMemoryTransport, StdioClientTransport, StreamableHTTPClientTransport } from "./sdk_client.ts";
+import {
+  Client,
+  InMemoryTransport,
+  StdioClientTransport,
+  StreamableHTTPClientTransport,
+} from "./sdk_client.ts";
 
 /** The project root (holds `main.ts` and `deno.json`). */
 export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
@@ -80,7 +85,9 @@ export interface SpawnOptions {
 /** The child's environment: ours (so Deno finds its cache) plus `extra`, minus our own store settings. */
 function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env = Deno.env.toObject();
-  for (const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "CHECKLIST_TOOLS", "AUTH_TOKEN"]) delete env[name];
+  for (const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "CHECKLIST_TOOLS", "AUTH_TOKEN"]) {
+    delete env[name];
+  }
   return { ...env, NO_COLOR: "1", LOG_LEVEL: "warn", ...extra };
 }
 
@@ -205,7 +212,11 @@ async function waitForHealth(url: string, child: Deno.ChildProcess): Promise<voi
  * Calls a tool and checks the reply against the contract: a success's `structuredContent` parses
  * with the tool's output schema; a failure carries `structuredContent.error` with a known code.
  */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolResult> {
   const def = ALL_TOOLS.find((t) => t.name === name);
   assert.ok(def, `no tool named ${name} in ALL_TOOLS`);
   const result = await client.callTool({ name, arguments: args }) as ToolResult;

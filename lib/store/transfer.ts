@@ -1,0 +1,106 @@
+/**
+ * Export and import of a whole store as one JSON document (`deno task export`, `deno task import`),
+ * to move a plan between the JSON file, a local Deno KV and Deno Deploy.
+ *
+ * An import is validated completely first (JSON, the same zod schemas as the stores use, duplicate
+ * ids, the documented limits) and then applied in one atomic change, so any error changes nothing.
+ */
+import { DomainError, fail } from "../domain/errors.ts";
+import { LIMITS } from "../domain/limits.ts";
+import type { Task } from "../domain/schemas.ts";
+import { StoreState, validateStoreFile } from "./state.ts";
+import type { Store } from "./store.ts";
+
+/** The store as the JSON text of one document (what `deno task export` prints). */
+export async function exportStore(store: Store): Promise<string> {
+  return JSON.stringify(await store.exportDocument(), null, 1) + "\n";
+}
+
+/** A validated import: the state to write, and the invariant repairs it needed. */
+export interface ParsedImport {
+  state: StoreState;
+  repairs: string[];
+  /** Sessions, tasks, work entries and progress documents in it. */
+  counts: { sessions: number; tasks: number; works: number; progress: number };
+}
+
+/**
+ * Parses and validates an exported document, or a bare array of root tasks (session "default").
+ * Throws a `DomainError` (`INVALID_INPUT`, `DUPLICATE_ID`, `LIMIT_EXCEEDED`) that says where.
+ */
+export function parseImport(text: string): ParsedImport {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    fail("INVALID_INPUT", `The document is not valid JSON: ${(error as Error).message}.`);
+  }
+  const parsed = validateStoreFile(json);
+  if (parsed.problem !== undefined) fail("INVALID_INPUT", `The document is not a task store: ${parsed.problem}.`);
+  const sessions = Array.isArray(parsed.data) ? { default: parsed.data } : parsed.data.sessions;
+  let tasks = 0;
+  for (const [id, roots] of Object.entries(sessions)) tasks += checkLimits(id, roots);
+  const { state, repairs } = StoreState.fromFile(parsed.data);
+  return {
+    state,
+    repairs,
+    counts: { sessions: state.sessions.size, tasks, works: state.works.size, progress: state.progress.size },
+  };
+}
+
+/** Counts a session's tasks, refusing one past the documented limits. */
+function checkLimits(sessionId: string, roots: readonly Task[]): number {
+  let count = 0;
+  const wide = (list: readonly Task[], owner: string) => {
+    if (list.length > LIMITS.childrenPerTask) {
+      fail(
+        "LIMIT_EXCEEDED",
+        `Session "${sessionId}": ${owner} has ${list.length} subtasks; at most ${LIMITS.childrenPerTask}.`,
+      );
+    }
+  };
+  wide(roots, "the root level");
+  const stack = roots.map((task) => ({ task, depth: 1 }));
+  while (stack.length > 0) {
+    const { task, depth } = stack.pop()!;
+    count++;
+    if (depth > LIMITS.depth) {
+      fail("LIMIT_EXCEEDED", `Session "${sessionId}": task "${task.id}" is nested ${depth} deep; at most ${LIMITS.depth}.`);
+    }
+    wide(task.tasks, `task "${task.id}"`);
+    for (const child of task.tasks) stack.push({ task: child, depth: depth + 1 });
+  }
+  if (count > LIMITS.tasksPerSession) {
+    fail("LIMIT_EXCEEDED", `Session "${sessionId}" has ${count} tasks; at most ${LIMITS.tasksPerSession}.`);
+  }
+  return count;
+}
+
+/** Options of {@link importStore}. */
+export interface ImportOptions {
+  /** Replace a store that already holds data (otherwise refused). */
+  replace?: boolean;
+}
+
+/**
+ * Validates `text` and replaces the store's contents with it in one atomic change. Refuses a store
+ * that already holds data unless `replace` is set. Returns what was imported.
+ */
+export async function importStore(store: Store, text: string, options: ImportOptions = {}): Promise<ParsedImport> {
+  const parsed = parseImport(text);
+  if (!options.replace) {
+    const [sessions, projects, works] = await Promise.all([
+      store.listSessions(),
+      store.listProjects(),
+      store.readWorks((entries) => entries.size),
+    ]);
+    if (sessions.length + projects.length + works > 0) {
+      throw new DomainError(
+        "INVALID_INPUT",
+        `The target store is not empty (${sessions.length} sessions, ${works} work entries, ${projects.length} progress documents). Pass --replace to overwrite all of it, or export it first.`,
+      );
+    }
+  }
+  await store.importState(parsed.state);
+  return parsed;
+}

@@ -1,0 +1,64 @@
+/**
+ * `deno task export [--out FILE]` prints the whole configured store (FILE_PATH or KV_PATH, or the
+ * `--file` / `--kv` flags) as one JSON document; `deno task import FILE [--replace]` loads one.
+ * Logs and errors go to stderr; the exit code is 1 on any error, and an import then changed nothing.
+ */
+import { loadConfig } from "../lib/config.ts";
+import { createLogger } from "../lib/log.ts";
+import { openStore } from "../lib/store/open_store.ts";
+import { exportStore, importStore } from "../lib/store/transfer.ts";
+
+const USAGE = "usage: transfer.ts export [--out FILE] | import FILE [--replace]   (store from FILE_PATH or KV_PATH)";
+
+async function run(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  const config = loadConfig(Deno.env.toObject(), rest);
+  if (!config.filePath && !config.kvPath && Deno.env.get("DENO_DEPLOYMENT_ID") === undefined) {
+    throw new Error("Set FILE_PATH or KV_PATH (or pass --file / --kv): the memory store has nothing to move.");
+  }
+  const log = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel });
+  if (command === "export") {
+    const out = valueOf(rest, "--out");
+    const store = await openStore(config, log);
+    try {
+      const text = await exportStore(store);
+      if (out) await Deno.writeTextFile(out, text);
+      else await Deno.stdout.write(new TextEncoder().encode(text));
+    } finally {
+      await store.close();
+    }
+    return;
+  }
+  if (command === "import") {
+    const file = rest.find((a, i) => !a.startsWith("--") && !["--file", "--kv", "--out"].includes(rest[i - 1] ?? ""));
+    if (!file) throw new Error(USAGE);
+    const text = await Deno.readTextFile(file);
+    const store = await openStore(config, log);
+    try {
+      const { counts, repairs } = await importStore(store, text, { replace: rest.includes("--replace") });
+      for (const repair of repairs) console.error(`repaired: ${repair}`);
+      console.error(
+        `Imported ${counts.sessions} sessions (${counts.tasks} tasks), ${counts.works} work entries and ${counts.progress} progress documents into the ${store.kind} store.`,
+      );
+    } finally {
+      await store.close();
+    }
+    return;
+  }
+  throw new Error(USAGE);
+}
+
+function valueOf(args: string[], flag: string): string | undefined {
+  const i = args.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (i < 0) return undefined;
+  return args[i]!.includes("=") ? args[i]!.split("=", 2)[1] : args[i + 1];
+}
+
+if (import.meta.main) {
+  try {
+    await run(Deno.args);
+  } catch (error) {
+    console.error(`${(error as Error).name === "DomainError" ? "refused" : "error"}: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Single-file packaging: the `bundle` task's command, pointed at a temporary directory, builds one
+ * `.mjs` that runs under `deno run --no-config` (no deno.json, no import map) and serves a real
+ * client over stdio.
+ */
+import assert from "node:assert/strict";
+import { call, CONFIG, ROOT } from "../support/harness.ts";
+import { Client, StdioClientTransport } from "../support/sdk_client.ts";
+
+/** The `bundle` task's arguments, with the output moved to `output`. */
+async function bundleArgs(output: string): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(CONFIG));
+  const task: string = config.tasks.bundle;
+  assert.match(task, /^deno bundle --platform deno -o dist\/checklist-mcp\.mjs main\.ts$/);
+  return task.split(" ").slice(1).map((arg) => (arg === "dist/checklist-mcp.mjs" ? output : arg));
+}
+
+function childEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "AUTH_TOKEN", "CHECKLIST_TOOLS"]) {
+    delete env[name];
+  }
+  return { ...env, NO_COLOR: "1", LOG_LEVEL: "warn" };
+}
+
+Deno.test("deno task bundle builds one file that serves stdio under deno run --no-config", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-bundle-" });
+  try {
+    const output = `${dir}/checklist-mcp.mjs`;
+    const built = await new Deno.Command(Deno.execPath(), {
+      args: await bundleArgs(output),
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+    const source = await Deno.readTextFile(output);
+    const leftover =
+      /^import\s[^\n]*from\s+["'](?:\.\.?\/|hono|zod|@modelcontextprotocol)|\bimport\(["']\.\.?\//m;
+    assert.doesNotMatch(source, leftover, "imports left unbundled");
+
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "--no-config", "-A", output, "--stdio"],
+      env: childEnv(),
+      cwd: dir, // far from the project: nothing but the bundle
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "bundle-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      assert.equal(client.getServerVersion()?.name, "checklist-mcp");
+      const created = await call(client, "createTask", { name: "from the bundle" });
+      assert.ok(!created.isError);
+      const missing = await call(client, "getTask", { id: "nope" });
+      assert.equal(missing.isError, true);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

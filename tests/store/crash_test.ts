@@ -1,0 +1,137 @@
+/**
+ * Crash safety: a writer process (fixtures/writer.ts) is killed with SIGKILL at a random moment in
+ * a stream of writes, 50 times per store. After every kill the store must open, its invariants must
+ * hold, and every write the writer acknowledged (in this run or any earlier one) must be there.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { invariantViolations } from "../../lib/domain/invariants.ts";
+import { JsonFileStore } from "../../lib/store/json_file_store.ts";
+import { KvStore } from "../../lib/store/kv_store.ts";
+import type { Store } from "../../lib/store/store.ts";
+
+const KILLS = 50;
+const WRITER = fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url));
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+
+type Kind = "file" | "kv";
+
+/** Runs the writer until its first acknowledgement plus a random pause, kills it; returns its acks. */
+async function runAndKill(kind: Kind, path: string, run: number): Promise<string[]> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", CONFIG, WRITER, kind, path, String(run)],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  let firstAck!: () => void;
+  const first = new Promise<void>((resolve) => (firstAck = resolve));
+  const reading = (async () => {
+    let buffer = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+        lines.push(buffer.slice(0, i));
+        buffer = buffer.slice(i + 1);
+        firstAck();
+      }
+    }
+  })();
+  const stderr = new Response(child.stderr).text();
+  await Promise.race([first, child.status]);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * 250));
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // Exited on its own: the checks below say why.
+  }
+  const status = await child.status;
+  await reading;
+  const errors = await stderr;
+  assert.equal(status.signal, "SIGKILL", `writer ${kind} run ${run} ended by itself: ${errors}`);
+  return lines;
+}
+
+/** What must hold after every kill, from the acknowledgements so far. */
+class Expected {
+  /** Task id → must exist (true) or must be gone (false); undefined: either. */
+  readonly tasks = new Map<string, boolean | undefined>();
+  readonly done = new Set<string>();
+  readonly works = new Set<string>();
+  readonly progress = new Map<string, number>();
+
+  add(lines: readonly string[]): void {
+    for (const line of lines) {
+      const [what, id, revision] = line.split(" ") as [string, string, string?];
+      if (what === "task") this.tasks.set(id, true);
+      else if (what === "gone") this.tasks.set(id, false);
+      else if (what === "done") this.done.add(id);
+      else if (what === "work") this.works.add(id);
+      else if (what === "progress") this.progress.set(id, Number(revision));
+    }
+    // A big subtree acknowledged as created may have been deleted just before the kill, unacknowledged.
+    for (const [id, present] of this.tasks) if (present && id.endsWith(".big")) this.tasks.set(id, undefined);
+  }
+
+  async check(store: Store, label: string): Promise<void> {
+    const problems = await store.readTree("crash", (tree) => {
+      assert.ok(tree, `${label}: the session exists`);
+      const out = invariantViolations(tree);
+      for (const [id, present] of this.tasks) {
+        const found = tree.get(id) !== undefined;
+        if (present === undefined) this.tasks.set(id, found);
+        else if (found !== present) out.push(`task ${id} ${present ? "lost" : "came back"}`);
+        if (present && !id.endsWith(".big") && id.includes("-")) {
+          for (const child of [`${id}.a`, `${id}.b`]) if (!tree.get(child)) out.push(`subtask ${child} lost`);
+        }
+      }
+      for (const id of this.done) {
+        const task = tree.get(id);
+        const inDeletedBig = [...this.tasks].some(([big, present]) => present === false && id.startsWith(`${big}.`));
+        if (!inDeletedBig && task?.status !== "done") out.push(`completion of ${id} lost (${task?.status})`);
+      }
+      return out;
+    });
+    assert.deepEqual(problems, [], label);
+    const works = await store.readWorks((entries) => new Set(entries.keys()));
+    for (const id of this.works) assert.ok(works.has(id), `${label}: work ${id} lost`);
+    for (const [project, revision] of this.progress) {
+      const doc = await store.readProgress(project);
+      assert.ok(doc && doc.revision >= revision, `${label}: progress ${project} r${revision} lost (${doc?.revision})`);
+    }
+  }
+}
+
+async function crashLoop(kind: Kind, path: string): Promise<number> {
+  const expected = new Expected();
+  let acknowledged = 0;
+  for (let run = 1; run <= KILLS; run++) {
+    const lines = await runAndKill(kind, path, run);
+    acknowledged += lines.length;
+    expected.add(lines);
+    const store = kind === "kv" ? await KvStore.open(path) : await JsonFileStore.open(path);
+    try {
+      await expected.check(store, `${kind} after kill ${run}`);
+    } finally {
+      await store.close();
+    }
+  }
+  return acknowledged;
+}
+
+Deno.test("every write acknowledged before a SIGKILL survives it: JSON file and Deno KV, 50 kills each", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-crash-" });
+  try {
+    const [file, kv] = await Promise.all([
+      crashLoop("file", `${dir}/store.json`),
+      crashLoop("kv", `${dir}/store.sqlite`),
+    ]);
+    // The kills landed in streams of writes, not before them.
+    assert.ok(file > KILLS * 3 && kv > KILLS * 3, `acknowledged writes: file ${file}, kv ${kv}`);
+    const text = await Deno.readTextFile(`${dir}/store.json`);
+    assert.doesNotThrow(() => JSON.parse(text), "the file is whole JSON");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,145 @@
+/**
+ * Export and import: validation before any change, refusal of a non-empty target, and the CLI
+ * (`deno task export` / `deno task import`) moving a plan from a JSON file into Deno KV and back.
+ */
+import assert from "node:assert/strict";
+import { DomainError } from "../../lib/domain/errors.ts";
+import { createTask, startTask } from "../../lib/domain/task_ops.ts";
+import { saveWork } from "../../lib/domain/work_lru.ts";
+import { upsertProgress } from "../../lib/domain/progress_doc.ts";
+import { JsonFileStore } from "../../lib/store/json_file_store.ts";
+import { KvStore } from "../../lib/store/kv_store.ts";
+import { MemoryStore } from "../../lib/store/memory_store.ts";
+import { exportStore, importStore, parseImport } from "../../lib/store/transfer.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+function task(id: string, tasks: unknown[] = [], status = "todo") {
+  return { id, name: id, description: "", status, tasks };
+}
+
+function refusal(code: string, pattern: RegExp) {
+  return (error: unknown) => error instanceof DomainError && error.code === code && pattern.test(error.message);
+}
+
+Deno.test("parseImport refuses broken JSON, a foreign shape, duplicate ids and oversized trees", () => {
+  assert.throws(() => parseImport("{"), refusal("INVALID_INPUT", /not valid JSON/));
+  assert.throws(
+    () => parseImport(JSON.stringify({ version: 1, sessions: { s: [{ ...task("a"), status: "maybe" }] } })),
+    refusal("INVALID_INPUT", /at sessions\.s\.0\.status/),
+  );
+  assert.throws(
+    () => parseImport(JSON.stringify([task("a", [task("b")]), task("b")])),
+    refusal("DUPLICATE_ID", /"b"/),
+  );
+  const wide = task("w", Array.from({ length: 1001 }, (_, i) => task(`c${i}`)));
+  assert.throws(() => parseImport(JSON.stringify([wide])), refusal("LIMIT_EXCEEDED", /task "w" has 1001 subtasks/));
+  let deep = task("d13");
+  for (let i = 12; i >= 1; i--) deep = task(`d${i}`, [deep]);
+  assert.throws(() => parseImport(JSON.stringify([deep])), refusal("LIMIT_EXCEEDED", /nested 13 deep/));
+});
+
+Deno.test("parseImport takes a bare array as the default session and repairs parent statuses", () => {
+  const { state, repairs, counts } = parseImport(JSON.stringify([task("p", [task("c", [], "done")])]));
+  assert.deepEqual([...state.sessions.keys()], ["default"]);
+  assert.equal(state.sessions.get("default")!.get("p")!.status, "done");
+  assert.equal(repairs.length, 1);
+  assert.deepEqual(counts, { sessions: 1, tasks: 2, works: 0, progress: 0 });
+});
+
+Deno.test("importStore refuses a store that holds data unless told to replace it", async () => {
+  const store = new MemoryStore();
+  await store.updateTree("mine", (tree) => createTask(tree, { id: "keep", name: "keep" }));
+  const text = JSON.stringify({ version: 1, sessions: { other: [task("x")] } });
+  await assert.rejects(importStore(store, text), refusal("INVALID_INPUT", /not empty \(1 sessions/));
+  assert.deepEqual(await store.listSessions(), ["mine"]);
+  await importStore(store, text, { replace: true });
+  assert.deepEqual(await store.listSessions(), ["other"]);
+});
+
+Deno.test("an invalid import changes nothing in a file or KV store", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
+  try {
+    for (const open of [() => JsonFileStore.open(`${dir}/s.json`), () => KvStore.open(`${dir}/s.sqlite`)]) {
+      const store = await open();
+      await store.updateTree("s", (tree) => createTask(tree, { id: "a", name: "a", tasks: [{ id: "b", name: "b" }] }));
+      const before = await exportStore(store);
+      const bad = JSON.stringify({ version: 1, sessions: { s: [task("a"), task("a")] } });
+      await assert.rejects(importStore(store, bad, { replace: true }), DomainError);
+      assert.equal(await exportStore(store), before);
+      await store.close();
+      const reopened = await open();
+      assert.equal(await exportStore(reopened), before);
+      await reopened.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+async function cli(args: string[], env: Record<string, string>) {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "scripts/transfer.ts", ...args],
+    cwd: ROOT,
+    env: { ...env, FILE_PATH: env.FILE_PATH ?? "", KV_PATH: env.KV_PATH ?? "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code, stdout: new TextDecoder().decode(stdout), stderr: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("the export and import commands move a plan from a JSON file into KV and back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
+  try {
+    const file = await JsonFileStore.open(`${dir}/plan.json`);
+    await file.updateTree("default", (tree) =>
+      createTask(tree, { id: "ship", name: "Ship", tasks: [{ id: "build", name: "Build" }, { id: "test", name: "Test" }] }));
+    await file.updateTree("default", (tree) => startTask(tree, "ship"));
+    const roots = await file.readTree("default", (tree) => structuredClone(tree!.roots));
+    await file.updateWorks((entries) =>
+      saveWork(entries, {
+        work_summarize: "built it",
+        work_description: "build",
+        sessionId: "default",
+        snapshot: roots,
+        now: "2025-01-01T00:00:00Z",
+        randomId: () => "12345678",
+        capacity: 10,
+      }));
+    await file.updateProgress("ship", (c) => upsertProgress(c, { project: "ship", content: { goal: "ship" }, now: "t" }));
+    await file.close();
+
+    const exported = await cli(["export"], { FILE_PATH: `${dir}/plan.json` });
+    assert.equal(exported.code, 0, exported.stderr);
+    await Deno.writeTextFile(`${dir}/backup.json`, exported.stdout);
+
+    const kvPath = `${dir}/plan.sqlite`;
+    const imported = await cli(["import", `${dir}/backup.json`], { KV_PATH: kvPath });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /Imported 1 sessions \(3 tasks\), 1 work entries and 1 progress documents into the kv store/);
+    const again = await cli(["import", `${dir}/backup.json`], { KV_PATH: kvPath });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /refused: The target store is not empty/);
+
+    const kv = await KvStore.open(kvPath);
+    assert.equal(await kv.readTree("default", (tree) => tree!.get("build")!.status), "in_progress");
+    await kv.close();
+
+    const back = await cli(["export", "--out", `${dir}/back.json`], { KV_PATH: kvPath });
+    assert.equal(back.code, 0, back.stderr);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/back.json`)), JSON.parse(exported.stdout));
+
+    await Deno.writeTextFile(`${dir}/broken.json`, exported.stdout.slice(0, -20));
+    const broken = await cli(["import", `${dir}/broken.json`, "--replace"], { KV_PATH: kvPath });
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /not valid JSON/);
+    const unchanged = await cli(["export"], { KV_PATH: kvPath });
+    assert.deepEqual(JSON.parse(unchanged.stdout), JSON.parse(exported.stdout));
+
+    const none = await cli(["export"], {});
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /Set FILE_PATH or KV_PATH/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
