@@ -114,7 +114,9 @@ function declarativeApp(hostname: string, port?: number): Promise<Handler> {
   app ??= boot([], () => hostname).then(async (runtime) => {
     const { createApp } = await import("./lib/http/app.ts");
     logListening(runtime, hostname, port);
-    return createApp({ ...runtime, makeServer: serverFactory(runtime) }).app.fetch;
+    // The address deno serve listens on joins the Host allow-list, as HOST does under deno run.
+    const config = { ...runtime.config, host: hostname };
+    return createApp({ ...runtime, config, makeServer: serverFactory(runtime) }).app.fetch;
   });
   return app;
 }

@@ -129,9 +129,7 @@ export class JsonFileStore implements Store {
       await this.#refresh();
       const applied = apply(this.#state);
       try {
-        const w = this.#write();
-        await new Promise((r) => setTimeout(r, 0));
-        void w;
+        await this.#write();
       } catch (error) {
         applied.undo();
         throw error;

@@ -169,9 +169,13 @@ Deno.test("fuzz over HTTP: random tool arguments get a result or a coded isError
   const invocation = fc.constantFrom(...TOOL_NAMES).chain((name) =>
     fc.tuple(
       fc.constant(name),
-      fc.dictionary(fc.oneof(fc.constantFrom(...keys.get(name)!, "extra"), fc.string({ maxLength: 6 })), value, {
-        maxKeys: 6,
-      }),
+      fc.dictionary(
+        fc.oneof(fc.constantFrom(...keys.get(name)!, "extra"), fc.string({ maxLength: 6 })),
+        value,
+        {
+          maxKeys: 6,
+        },
+      ),
     )
   );
   await fc.assert(
