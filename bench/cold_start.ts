@@ -52,7 +52,7 @@ export async function timeToInitialize(cmd: ServerCommand): Promise<number> {
 
 /** Runs part 1. */
 export async function coldStart(options: PartOptions): Promise<PartResult> {
-  const rounds = options.quick ? 4 : 20;
+  const rounds = options.quick ? 4 : 30;
   const warmup = 2;
   const servers: ServerCommand[] = [await serverStdio(), await floorStdio()];
   let orchestratorError: string | undefined;

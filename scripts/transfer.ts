@@ -8,13 +8,16 @@ import { createLogger } from "../lib/log.ts";
 import { openStore } from "../lib/store/open_store.ts";
 import { exportStore, importStore } from "../lib/store/transfer.ts";
 
-const USAGE = "usage: transfer.ts export [--out FILE] | import FILE [--replace]   (store from FILE_PATH or KV_PATH)";
+const USAGE =
+  "usage: transfer.ts export [--out FILE] | import FILE [--replace]   (store from FILE_PATH or KV_PATH)";
 
 async function run(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   const config = loadConfig(Deno.env.toObject(), rest);
   if (!config.filePath && !config.kvPath && Deno.env.get("DENO_DEPLOYMENT_ID") === undefined) {
-    throw new Error("Set FILE_PATH or KV_PATH (or pass --file / --kv): the memory store has nothing to move.");
+    throw new Error(
+      "Set FILE_PATH or KV_PATH (or pass --file / --kv): the memory store has nothing to move.",
+    );
   }
   const log = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel });
   if (command === "export") {
@@ -30,7 +33,9 @@ async function run(args: string[]): Promise<void> {
     return;
   }
   if (command === "import") {
-    const file = rest.find((a, i) => !a.startsWith("--") && !["--file", "--kv", "--out"].includes(rest[i - 1] ?? ""));
+    const file = rest.find((a, i) =>
+      !a.startsWith("--") && !["--file", "--kv", "--out"].includes(rest[i - 1] ?? "")
+    );
     if (!file) throw new Error(USAGE);
     const text = await Deno.readTextFile(file);
     const store = await openStore(config, log);
@@ -58,7 +63,9 @@ if (import.meta.main) {
   try {
     await run(Deno.args);
   } catch (error) {
-    console.error(`${(error as Error).name === "DomainError" ? "refused" : "error"}: ${(error as Error).message}`);
+    console.error(
+      `${(error as Error).name === "DomainError" ? "refused" : "error"}: ${(error as Error).message}`,
+    );
     Deno.exit(1);
   }
 }

@@ -72,24 +72,31 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
     for (const row of tree.walk()) emit(row);
   } else {
     const chosen = chooseRows(tree, anchorsOf(tree, options, before), cap);
-    const visit = (list: Task[], depth: number, parent: Task | undefined) => {
-      let hidden = 0;
-      const flushHidden = () => {
-        if (hidden > 0) lines.push(`| ${indent(depth)}… ${hidden} more | | ${parent?.id ?? "—"} | | | | |`);
-        hidden = 0;
+    const chosenUnder = new Map<Task | undefined, Task[]>();
+    for (const task of chosen) {
+      const parent = tree.parentOf(task);
+      const list = chosenUnder.get(parent);
+      if (list) list.push(task);
+      else chosenUnder.set(parent, [task]);
+    }
+    // Costs follow the rows shown, not the siblings hidden: each list's longest hidden run is
+    // counted by subtraction from its parent's subtree size.
+    const visit = (parent: Task | undefined, depth: number) => {
+      const list = parent?.tasks ?? tree.roots;
+      const shownHere = (chosenUnder.get(parent) ?? []).map((task) => ({ task, at: list.indexOf(task) }))
+        .sort((a, b) => a.at - b.at);
+      const hidden = hiddenRuns(tree, parent, list, shownHere.map((s) => s.at));
+      const flushHidden = (count: number) => {
+        if (count > 0) lines.push(`| ${indent(depth)}… ${count} more | | ${parent?.id ?? "—"} | | | | |`);
       };
-      for (const task of list) {
-        if (!chosen.has(task)) {
-          hidden += tree.subtreeSize(task);
-          continue;
-        }
-        flushHidden();
+      shownHere.forEach(({ task }, i) => {
+        flushHidden(hidden[i]!);
         emit({ task, depth, parent });
-        visit(task.tasks, depth + 1, task);
-      }
-      flushHidden();
+        visit(task, depth + 1);
+      });
+      flushHidden(hidden[shownHere.length]!);
     };
-    visit(tree.roots, 0, undefined);
+    visit(undefined, 0);
   }
   const out = [lines.join("\n"), ""];
   if (shown < tree.size) {
@@ -173,6 +180,29 @@ function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
     }
   }
   return chosen;
+}
+
+/**
+ * Tasks hidden (subtrees included) before each shown index of `list`, and after the last one.
+ * The longest run is not summed: it is the list's total (its parent's subtree size) minus the rest.
+ */
+function hiddenRuns(tree: TaskTree, parent: Task | undefined, list: Task[], shownAt: number[]): number[] {
+  const starts = [0, ...shownAt.map((at) => at + 1)];
+  const ends = [...shownAt, list.length];
+  let longest = 0;
+  for (let i = 1; i < starts.length; i++) {
+    if (ends[i]! - starts[i]! > ends[longest]! - starts[longest]!) longest = i;
+  }
+  let rest = parent ? tree.subtreeSize(parent) - 1 : tree.size;
+  for (const at of shownAt) rest -= tree.subtreeSize(list[at]!);
+  const counts = starts.map((start, i) => {
+    let count = 0;
+    if (i !== longest) { for (let j = start; j < ends[i]!; j++) count += tree.subtreeSize(list[j]!); }
+    rest -= count;
+    return count;
+  });
+  counts[longest] = rest;
+  return counts;
 }
 
 function formatRow(row: Row, before: TaskStatus | undefined): string {

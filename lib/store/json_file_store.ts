@@ -97,10 +97,7 @@ export class JsonFileStore implements Store {
   }
 
   exportDocument(): Promise<StoreDocument> {
-    return this.#read(() => {
-      const { rev: _rev, ...doc } = this.#state.toDocument();
-      return structuredClone(doc);
-    });
+    return this.#read(() => structuredClone(this.#state.toDocument()));
   }
 
   importState(state: StoreState): Promise<void> {
@@ -179,7 +176,9 @@ export class JsonFileStore implements Store {
     const pattern = new RegExp(`^${escapeRegExp(basename(this.path))}\\.\\d+\\.tmp$`);
     try {
       for await (const entry of Deno.readDir(dir)) {
-        if (entry.isFile && pattern.test(entry.name)) await Deno.remove(join(dir, entry.name)).catch(() => {});
+        if (entry.isFile && pattern.test(entry.name)) {
+          await Deno.remove(join(dir, entry.name)).catch(() => {});
+        }
       }
     } catch {
       // An unreadable directory only means leftovers stay; the write below reports real problems.

@@ -18,9 +18,7 @@
  *   prefix that no reader looks at, then one checked commit flips the meta to it. O(session size),
  *   rare, and still all-or-nothing; the old generation is retired and swept.
  */
-import { z } from "zod";
-import { DomainError } from "../domain/errors.ts";
-import { type Task, TaskIdSchema, TaskSchema } from "../domain/schemas.ts";
+import type { Task } from "../domain/schemas.ts";
 import { TaskTree, type TreeChanges } from "../domain/task_tree.ts";
 import {
   CHUNK_BYTES,
@@ -47,10 +45,8 @@ import {
   STORE_VERSION_KEY,
   taskKey,
 } from "./kv_layout.ts";
+import { applyDelta, parseDelta, parseRecord, recordOf, RootRecordSchema } from "./kv_records.ts";
 import { markStaged, retire, retireIn, sweepOne } from "./kv_sweeper.ts";
-
-const TaskRecordSchema = TaskSchema.omit({ id: true, tasks: true }).extend({ tasks: z.array(TaskIdSchema) });
-const RootRecordSchema = z.object({ tasks: z.array(TaskIdSchema) });
 
 /** More changed ids than this since the cached version: reload the whole session instead. */
 const CATCH_UP_MAX = 2000;
@@ -132,7 +128,7 @@ export class KvSessions {
         continue;
       }
       const session = delta
-        ? applyDelta(cached!, meta, entry.versionstamp, delta)
+        ? caughtUp(cached!, meta, entry.versionstamp, delta)
         : this.#build(sessionId, meta, entry.versionstamp, all!);
       if (!session) {
         // The log did not add up: read the whole session on the next round.
@@ -329,9 +325,11 @@ export class KvSessions {
     const root = RootRecordSchema.safeParse(decodeRecord(rootChunks));
     if (!root.success) throw problem("its root record is malformed");
     const resolve = (ids: string[], owner: string): Task[] =>
-      ids.map((id) => tasks.get(id)?.task ?? (() => {
-        throw problem(`${owner} lists a missing task "${id}"`);
-      })());
+      ids.map((id) =>
+        tasks.get(id)?.task ?? (() => {
+          throw problem(`${owner} lists a missing task "${id}"`);
+        })()
+      );
     const roots = resolve(root.data.tasks, "the root record");
     const seen = new Set<string>();
     const stack = [...roots];
@@ -409,13 +407,6 @@ async function readRecordChunks(kv: Deno.Kv, key: Deno.KvKey): Promise<Uint8Arra
   return null;
 }
 
-/** The stored form of a task (its fields, child ids) or of the root list (`id === ""`). */
-function recordOf(tree: TaskTree, id: string): unknown {
-  if (id === "") return { tasks: tree.roots.map((t) => t.id) };
-  const { id: _id, tasks, ...fields } = tree.get(id)!;
-  return { ...fields, tasks: tasks.map((t) => t.id) };
-}
-
 /** Every record of `tree` under generation `gen`, the root record first; notes multi-chunk records. */
 function* recordsOf(
   tree: TaskTree,
@@ -431,78 +422,20 @@ function* recordsOf(
   }
 }
 
-function parseRecord(parts: Uint8Array[], id: string): { task: Task; childIds: string[] } | undefined {
-  const parsed = TaskRecordSchema.safeParse(decodeRecord(parts));
-  if (!parsed.success) return undefined;
-  const { tasks: childIds, ...fields } = parsed.data;
-  return { task: { id, ...fields, tasks: [] }, childIds };
-}
-
-/**
- * Applies records read from the change log to the cached tree; undefined when they do not add up
- * (the caller then reads the whole session). Nothing is changed before everything resolved.
- */
-function applyDelta(
+/** The cached session brought up to `records` from the change log; undefined: read it whole. */
+function caughtUp(
   cached: CachedSession,
   meta: SessionMeta,
   versionstamp: string,
   records: RawRecords,
 ): CachedSession | undefined {
-  const old = cached.tree;
-  const parsed = new Map<string, { task: Task; childIds: string[] }>();
-  let rootIds: string[] | undefined;
-  for (const [id, parts] of records) {
-    if (!parts) continue;
-    if (id === "") {
-      const root = RootRecordSchema.safeParse(decodeRecord(parts));
-      if (!root.success) return undefined;
-      rootIds = root.data.tasks;
-      continue;
-    }
-    const record = parseRecord(parts, id);
-    if (!record) return undefined;
-    parsed.set(id, record);
-  }
-  const objects = new Map<string, Task>();
-  for (const id of parsed.keys()) objects.set(id, old.get(id) ?? { id } as Task);
-  const lookup = (id: string): Task | undefined =>
-    objects.get(id) ?? (records.has(id) ? undefined : old.get(id));
-  const lists = new Map<string, Task[]>();
-  for (const [id, { childIds }] of parsed) {
-    const list: Task[] = [];
-    for (const child of childIds) {
-      const task = lookup(child);
-      if (!task) return undefined;
-      list.push(task);
-    }
-    lists.set(id, list);
-  }
-  let roots = old.roots;
-  if (rootIds) {
-    roots = [];
-    for (const id of rootIds) {
-      const task = lookup(id);
-      if (!task) return undefined;
-      roots.push(task);
-    }
-  }
-  // Everything resolved: now change the cached objects in place (untouched parents keep theirs).
-  for (const [id, { task: fresh }] of parsed) {
-    const task = objects.get(id)!;
-    for (const key of Object.keys(task)) delete (task as Record<string, unknown>)[key];
-    Object.assign(task, fresh, { tasks: lists.get(id)! });
-  }
+  const delta = parseDelta(records);
+  const tree = delta && applyDelta(cached.tree, delta);
+  if (!tree) return undefined;
   const chunks = new Map(cached.chunks);
   for (const [id, parts] of records) {
     if (parts && parts.length > 1) chunks.set(id, parts.length);
     else chunks.delete(id);
-  }
-  let tree: TaskTree;
-  try {
-    tree = new TaskTree(roots);
-  } catch (error) {
-    if (error instanceof DomainError) return undefined;
-    throw error;
   }
   return { tree, gen: meta.gen, seq: meta.seq, versionstamp, chunks };
 }

@@ -113,7 +113,9 @@ export class KvWorks {
       if (committed) return result;
       restore();
       if (attempt >= MAX_ATTEMPTS) {
-        throw new Error(`The work entries kept changing under this write (${attempt} attempts); nothing was saved.`);
+        throw new Error(
+          `The work entries kept changing under this write (${attempt} attempts); nothing was saved.`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
     }
@@ -187,7 +189,9 @@ export class KvWorks {
     const snapshots = new Map<string, Task[]>();
     for (const { id, chunks } of records) {
       const parsed = EntryRecordSchema.safeParse(decodeRecord(chunks));
-      if (!parsed.success) throw new Error(`Deno KV work entry "${id}" is malformed. Restore it from an export.`);
+      if (!parsed.success) {
+        throw new Error(`Deno KV work entry "${id}" is malformed. Restore it from an export.`);
+      }
       const { blob, ...fields } = parsed.data;
       const entry: WorkEntry = fields;
       if (blob !== undefined) {

@@ -35,7 +35,9 @@ export const StoreFileSchema = z.union([z.array(TaskSchema), StoreDocumentSchema
 export function validateStoreFile(
   json: unknown,
 ): { data: z.infer<typeof StoreFileSchema>; problem?: undefined } | { data?: undefined; problem: string } {
-  const parsed = Array.isArray(json) ? z.array(TaskSchema).safeParse(json) : StoreDocumentSchema.safeParse(json);
+  const parsed = Array.isArray(json)
+    ? z.array(TaskSchema).safeParse(json)
+    : StoreDocumentSchema.safeParse(json);
   if (parsed.success) return { data: parsed.data };
   const issue = parsed.error.issues[0]!;
   return { problem: `at ${issue.path.join(".") || "top level"}: ${issue.message}` };

@@ -36,7 +36,9 @@ export function parseImport(text: string): ParsedImport {
     fail("INVALID_INPUT", `The document is not valid JSON: ${(error as Error).message}.`);
   }
   const parsed = validateStoreFile(json);
-  if (parsed.problem !== undefined) fail("INVALID_INPUT", `The document is not a task store: ${parsed.problem}.`);
+  if (parsed.problem !== undefined) {
+    fail("INVALID_INPUT", `The document is not a task store: ${parsed.problem}.`);
+  }
   const sessions = Array.isArray(parsed.data) ? { default: parsed.data } : parsed.data.sessions;
   let tasks = 0;
   for (const [id, roots] of Object.entries(sessions)) tasks += checkLimits(id, roots);
@@ -65,7 +67,10 @@ function checkLimits(sessionId: string, roots: readonly Task[]): number {
     const { task, depth } = stack.pop()!;
     count++;
     if (depth > LIMITS.depth) {
-      fail("LIMIT_EXCEEDED", `Session "${sessionId}": task "${task.id}" is nested ${depth} deep; at most ${LIMITS.depth}.`);
+      fail(
+        "LIMIT_EXCEEDED",
+        `Session "${sessionId}": task "${task.id}" is nested ${depth} deep; at most ${LIMITS.depth}.`,
+      );
     }
     wide(task.tasks, `task "${task.id}"`);
     for (const child of task.tasks) stack.push({ task: child, depth: depth + 1 });
@@ -86,7 +91,11 @@ export interface ImportOptions {
  * Validates `text` and replaces the store's contents with it in one atomic change. Refuses a store
  * that already holds data unless `replace` is set. Returns what was imported.
  */
-export async function importStore(store: Store, text: string, options: ImportOptions = {}): Promise<ParsedImport> {
+export async function importStore(
+  store: Store,
+  text: string,
+  options: ImportOptions = {},
+): Promise<ParsedImport> {
   const parsed = parseImport(text);
   if (!options.replace) {
     const [sessions, projects, works] = await Promise.all([

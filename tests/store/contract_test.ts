@@ -34,7 +34,11 @@ function withLeaves(id: string, n: number, prefix = id, description = ""): NewTa
   };
 }
 
-function save(entries: Map<string, WorkEntry>, n: number, extra: Partial<Parameters<typeof saveWork>[1]> = {}) {
+function save(
+  entries: Map<string, WorkEntry>,
+  n: number,
+  extra: Partial<Parameters<typeof saveWork>[1]> = {},
+) {
   return saveWork(entries, {
     work_summarize: `summary ${n}`,
     work_description: `work ${n}`,
@@ -157,10 +161,14 @@ contract("two stores on one place see and keep each other's changes", async ({ o
   await a.updateTree("s", (tree) => createTask(tree, { id: "root", name: "Root" }));
   assert.equal(await b.readTree("s", (tree) => tree?.get("root")?.name), "Root");
   await Promise.all([
-    ...Array.from({ length: 15 }, (_, i) =>
-      a.updateTree("s", (tree) => createTask(tree, { id: `a${i}`, name: "A", parentId: "root" }))),
-    ...Array.from({ length: 15 }, (_, i) =>
-      b.updateTree("s", (tree) => createTask(tree, { id: `b${i}`, name: "B", parentId: "root" }))),
+    ...Array.from(
+      { length: 15 },
+      (_, i) => a.updateTree("s", (tree) => createTask(tree, { id: `a${i}`, name: "A", parentId: "root" })),
+    ),
+    ...Array.from(
+      { length: 15 },
+      (_, i) => b.updateTree("s", (tree) => createTask(tree, { id: `b${i}`, name: "B", parentId: "root" })),
+    ),
   ]);
   await b.updateTree("s", (tree) => startTask(tree, "root"));
   await a.updateTree("s", (tree) => completeTask(tree, tree.activeLeaves()[0]!.id, "by a"));
@@ -196,10 +204,16 @@ contract("saves from two stores at once are all kept and the capacity holds", as
   const a = await open();
   const b = await open();
   const saves = (s: Store, from: number) =>
-    Array.from({ length: 6 }, (_, i) => s.updateWorks((entries) => save(entries, from + i, { capacity: 100 })));
+    Array.from(
+      { length: 6 },
+      (_, i) => s.updateWorks((entries) => save(entries, from + i, { capacity: 100 })),
+    );
   await Promise.all([...saves(a, 10), ...saves(b, 30)]);
   const ids = await (await open()).readWorks((entries) => [...entries.keys()].sort());
-  assert.deepEqual(ids, [...[10, 11, 12, 13, 14, 15], ...[30, 31, 32, 33, 34, 35]].map((n) => String(10_000_000 + n)));
+  assert.deepEqual(
+    ids,
+    [...[10, 11, 12, 13, 14, 15], ...[30, 31, 32, 33, 34, 35]].map((n) => String(10_000_000 + n)),
+  );
   await Promise.all([...saves(a, 50), ...saves(b, 70)]);
   await a.updateWorks((entries) => save(entries, 90, { capacity: 3 }));
   assert.equal(await b.readWorks((entries) => entries.size), 3);
@@ -208,7 +222,10 @@ contract("saves from two stores at once are all kept and the capacity holds", as
 contract("a work snapshot bigger than one commit comes back unchanged", async (ctx) => {
   const store = await ctx.open();
   for (let i = 0; i < 4; i++) {
-    await store.updateTree("s", (tree) => createTask(tree, withLeaves(`r${i}`, 499, `r${i}`, "é".repeat(600))));
+    await store.updateTree(
+      "s",
+      (tree) => createTask(tree, withLeaves(`r${i}`, 499, `r${i}`, "é".repeat(600))),
+    );
   }
   const snapshot = await store.readTree("s", (tree) => structuredClone(tree!.roots));
   assert.ok(JSON.stringify(snapshot).length > 1_000_000);
@@ -226,13 +243,19 @@ contract("progress documents upsert with a revision, big ones too", async (ctx) 
   const store = await ctx.open();
   const now = "2025-01-01T00:00:00Z";
   const big = { goal: "ü€".repeat(15_000), completed: [], next_steps: [], blockers: [] };
-  await store.updateProgress("p", (current) => upsertProgress(current, { project: "p", content: { a: 1 }, now }));
+  await store.updateProgress(
+    "p",
+    (current) => upsertProgress(current, { project: "p", content: { a: 1 }, now }),
+  );
   const second = await store.updateProgress(
     "p",
     (current) => upsertProgress(current, { project: "p", content: big, now, session_id: "s" }),
   );
   assert.equal(second.revision, 2);
-  await store.updateProgress("q", (current) => upsertProgress(current, { project: "q", content: { list: [1] }, now }));
+  await store.updateProgress(
+    "q",
+    (current) => upsertProgress(current, { project: "q", content: { list: [1] }, now }),
+  );
   assert.deepEqual((await store.listProjects()).sort(), ["p", "q"]);
   const read = async (s: Store) => await s.readProgress("p");
   assert.deepEqual(await read(store), second);
@@ -278,7 +301,10 @@ contract("deleting a subtree bigger than one commit is one change", async (ctx) 
   const expected = canonical([{ id: "keep", name: "Keep", description: "", status: "todo", tasks: [] }]);
   assert.equal(await dump(store), expected);
   assert.equal(await dump(other), expected);
-  await store.updateTree("s", (tree) => createTask(tree, { id: "g3-7", name: "Reused id", parentId: "keep" }));
+  await store.updateTree(
+    "s",
+    (tree) => createTask(tree, { id: "g3-7", name: "Reused id", parentId: "keep" }),
+  );
   if (ctx.kind.durable) {
     await store.close();
     const reopened = await ctx.open();
@@ -289,7 +315,9 @@ contract("deleting a subtree bigger than one commit is one change", async (ctx) 
 
 contract("a change touching more tasks than one commit holds is kept whole or not at all", async (ctx) => {
   const store = await ctx.open();
-  for (let i = 0; i < 3; i++) await store.updateTree("s", (tree) => createTask(tree, withLeaves(`p${i}`, 400)));
+  for (let i = 0; i < 3; i++) {
+    await store.updateTree("s", (tree) => createTask(tree, withLeaves(`p${i}`, 400)));
+  }
   const touchAll = (tree: TaskTree, text: string) => {
     for (const { task } of tree.walk()) tree.setField(task, "description", `${text} ${"d".repeat(700)}`);
   };
@@ -306,7 +334,11 @@ contract("a change touching more tasks than one commit holds is kept whole or no
   await store.updateTree("s", (tree) => startTask(tree, "p0"));
   const after = await dump(store);
   const roots = JSON.parse(after) as Task[];
-  assert.ok(roots.every((r) => r.description.startsWith("all ") && r.tasks.every((t) => t.description.startsWith("all "))));
+  assert.ok(
+    roots.every((r) =>
+      r.description.startsWith("all ") && r.tasks.every((t) => t.description.startsWith("all "))
+    ),
+  );
   assert.equal(roots[0]!.tasks[0]!.status, "in_progress");
   if (ctx.kind.durable) assert.equal(await dump(await ctx.open()), after);
 });
@@ -319,7 +351,10 @@ contract("export then import reproduces the store elsewhere", async (ctx) => {
   const snapshot = await store.readTree("s", (tree) => structuredClone(tree!.roots));
   await store.updateWorks((entries) => save(entries, 1, { sessionId: "s", snapshot }));
   await store.updateWorks((entries) => save(entries, 2));
-  await store.updateProgress("p", (c) => upsertProgress(c, { project: "p", content: { goal: "g" }, now: "t" }));
+  await store.updateProgress(
+    "p",
+    (c) => upsertProgress(c, { project: "p", content: { goal: "g" }, now: "t" }),
+  );
   const doc = await store.exportDocument();
   assert.deepEqual(Object.keys(doc.sessions).sort(), ["s", "t"]);
   assert.equal(doc.works.length, 2);
@@ -327,7 +362,10 @@ contract("export then import reproduces the store elsewhere", async (ctx) => {
   const elsewhere = await ctx.kind.place();
   try {
     const target = await elsewhere.open();
-    await target.updateTree("old", (tree) => createTask(tree, { id: "gone", name: "Replaced by the import" }));
+    await target.updateTree(
+      "old",
+      (tree) => createTask(tree, { id: "gone", name: "Replaced by the import" }),
+    );
     const { state, repairs } = StoreState.fromFile(JSON.parse(JSON.stringify(doc)));
     assert.deepEqual(repairs, []);
     await target.importState(state);

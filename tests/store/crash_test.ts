@@ -88,7 +88,9 @@ class Expected {
       }
       for (const id of this.done) {
         const task = tree.get(id);
-        const inDeletedBig = [...this.tasks].some(([big, present]) => present === false && id.startsWith(`${big}.`));
+        const inDeletedBig = [...this.tasks].some(([big, present]) =>
+          present === false && id.startsWith(`${big}.`)
+        );
         if (!inDeletedBig && task?.status !== "done") out.push(`completion of ${id} lost (${task?.status})`);
       }
       return out;
@@ -98,7 +100,10 @@ class Expected {
     for (const id of this.works) assert.ok(works.has(id), `${label}: work ${id} lost`);
     for (const [project, revision] of this.progress) {
       const doc = await store.readProgress(project);
-      assert.ok(doc && doc.revision >= revision, `${label}: progress ${project} r${revision} lost (${doc?.revision})`);
+      assert.ok(
+        doc && doc.revision >= revision,
+        `${label}: progress ${project} r${revision} lost (${doc?.revision})`,
+      );
     }
   }
 }

@@ -65,7 +65,10 @@ Deno.test("kv store: a tree is one key per task and no value passes 64 KiB", asy
         description: "€".repeat(4000),
         completion_criteria: Array.from({ length: 20 }, () => "😀".repeat(250)),
         constraints: Array.from({ length: 20 }, () => "ü".repeat(500)),
-        tasks: Array.from({ length: 499 }, (_, i) => ({ id: `${"k".repeat(60)}${String(i).padStart(4, "0")}`, name: "n" })),
+        tasks: Array.from(
+          { length: 499 },
+          (_, i) => ({ id: `${"k".repeat(60)}${String(i).padStart(4, "0")}`, name: "n" }),
+        ),
       }));
     await store.close();
     const entries = await rawEntries(path);
@@ -73,7 +76,10 @@ Deno.test("kv store: a tree is one key per task and no value passes 64 KiB", asy
     const taskKeys = entries.filter((e) => e.key[0] === "t" && e.key[1] === gen);
     const ids = new Set(taskKeys.map((e) => e.key[2]));
     assert.equal(ids.size, 501); // 500 tasks and the root record
-    assert.ok(taskKeys.some((e) => e.key[2] === "big" && e.key[3] === 1), "the big record has a second chunk");
+    assert.ok(
+      taskKeys.some((e) => e.key[2] === "big" && e.key[3] === 1),
+      "the big record has a second chunk",
+    );
     for (const e of entries) {
       const size = e.value instanceof Uint8Array ? e.value.length : 8;
       assert.ok(size <= KV_LIMITS.value, `${JSON.stringify(e.key)} holds ${size} bytes`);
@@ -84,12 +90,23 @@ Deno.test("kv store: a tree is one key per task and no value passes 64 KiB", asy
 Deno.test("kv store: a record that shrinks loses its extra chunks", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    await store.updateTree("s", (tree) => createTask(tree, { id: "a", name: "a", description: "€".repeat(4000) }));
-    await store.updateTree("s", (tree) =>
-      updateTask(tree, { id: "a", completion_criteria: Array.from({ length: 20 }, () => "€".repeat(500)) }));
-    await store.updateTree("s", (tree) => updateTask(tree, { id: "a", description: "short", completion_criteria: [] }));
+    await store.updateTree(
+      "s",
+      (tree) => createTask(tree, { id: "a", name: "a", description: "€".repeat(4000) }),
+    );
+    await store.updateTree(
+      "s",
+      (tree) =>
+        updateTask(tree, { id: "a", completion_criteria: Array.from({ length: 20 }, () => "€".repeat(500)) }),
+    );
+    await store.updateTree(
+      "s",
+      (tree) => updateTask(tree, { id: "a", description: "short", completion_criteria: [] }),
+    );
     await store.close();
-    const keys = (await rawEntries(path)).filter((e) => e.key[0] === "t" && e.key[2] === "a").map((e) => e.key);
+    const keys = (await rawEntries(path)).filter((e) => e.key[0] === "t" && e.key[2] === "a").map((e) =>
+      e.key
+    );
     assert.deepEqual(keys.map((k) => k.length), [3]);
   });
 });
@@ -128,7 +145,11 @@ Deno.test("kv store: a change too big for one commit moves the session to a new 
     await store.close();
     await other.close();
     const entries = await rawEntries(path);
-    assert.equal(entries.filter((e) => e.key[0] === "t" && e.key[1] === before).length, 0, "old generation swept");
+    assert.equal(
+      entries.filter((e) => e.key[0] === "t" && e.key[1] === before).length,
+      0,
+      "old generation swept",
+    );
     assert.equal(entries.filter((e) => e.key[0] === "gc").length, 0, "no markers left");
     assert.equal(entries.filter((e) => e.key[0] === "t" && e.key[1] === after).length, 1204);
   });
@@ -158,9 +179,28 @@ Deno.test("kv store: another store's cache follows random changes through the ch
         });
       },
       (tree) => deleteTask(tree, pick([...tree.walk()])?.task.id ?? "none"),
-      (tree) => updateTask(tree, { id: pick([...tree.walk()])?.task.id ?? "none", description: `d${next++}` }),
+      (tree) =>
+        updateTask(tree, { id: pick([...tree.walk()])?.task.id ?? "none", description: `d${next++}` }),
       (tree) => startTask(tree, pick(tree.roots)?.id ?? "none"),
       (tree) => completeTask(tree, tree.activeLeaves()[0]?.id ?? "none", "done"),
+      (tree) => {
+        // A move or reorder, as update_tasks makes them: the task keeps its id and subtree.
+        const task = pick(
+          [...tree.walk()].map((w) => w.task).filter((t) =>
+            t.status === "todo" && (tree.parentOf(t)?.tasks.length ?? 2) > 1
+          ),
+        );
+        if (!task) return;
+        const from = tree.parentOf(task);
+        tree.remove(task);
+        const to = pick([
+          undefined,
+          ...[...tree.walk()].map((w) => w.task).filter((t) => t.tasks.length > 0),
+        ]);
+        tree.insert(to, Math.floor(random() * ((to?.tasks ?? tree.roots).length + 1)), task);
+        tree.settleFrom(from);
+        tree.settleFrom(to);
+      },
     ];
     const apply = async (store: Store, op: (tree: TaskTree) => unknown) => {
       try {
@@ -187,7 +227,11 @@ Deno.test("kv store: another store's cache follows random changes through the ch
       await a.readTree("s", (tree) => assert.deepEqual(invariantViolations(tree!), []));
     }
     assert.ok(a.stats.catchUps > 50 && b.stats.catchUps > 50, JSON.stringify([a.stats, b.stats]));
-    assert.equal(a.stats.fullLoads + b.stats.fullLoads, 1, "only the store that did not create the session read it whole");
+    assert.equal(
+      a.stats.fullLoads + b.stats.fullLoads,
+      1,
+      "only the store that did not create the session read it whole",
+    );
     const c = await KvStore.open(path);
     assert.equal(await roots(c), await roots(model));
     for (const s of [a, b, c]) await s.close();
@@ -197,7 +241,13 @@ Deno.test("kv store: another store's cache follows random changes through the ch
 Deno.test("kv store: replaced and evicted snapshots are swept", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    const snapshot: Task[] = [{ id: "x", name: "x", description: "é".repeat(3000), status: "todo", tasks: [] }];
+    const snapshot: Task[] = [{
+      id: "x",
+      name: "x",
+      description: "é".repeat(3000),
+      status: "todo",
+      tasks: [],
+    }];
     const big = Array.from({ length: 300 }, (_, i) => ({ ...snapshot[0]!, id: `x${i}` }));
     const save = (n: number, tasks: Task[]) =>
       store.updateWorks((entries) =>
@@ -249,7 +299,10 @@ Deno.test("kv store: an import too big for one commit is refused and changes not
       progress[`p${i}`] = upsertProgress(undefined, { project: `p${i}`, content: { i }, now: "t" });
     }
     const { state } = StoreState.fromFile({ version: 1, sessions: { t: [] }, works: [], progress } as never);
-    await assert.rejects(store.importState(state), (e) => e instanceof DomainError && e.code === "LIMIT_EXCEEDED");
+    await assert.rejects(
+      store.importState(state),
+      (e) => e instanceof DomainError && e.code === "LIMIT_EXCEEDED",
+    );
     assert.deepEqual(await store.exportDocument(), before);
     await store.close();
     const keys = (await rawEntries(path)).map((e) => e.key);
@@ -267,7 +320,10 @@ Deno.test("kv store: a damaged record is reported with its session, not skipped"
     await kv.delete(["t", gen, "a-1"]);
     kv.close();
     const reopened = await KvStore.open(path);
-    await assert.rejects(reopened.readTree("s", () => {}), /session "s" is inconsistent: task "a" lists a missing task "a-1"/);
+    await assert.rejects(
+      reopened.readTree("s", () => {}),
+      /session "s" is inconsistent: task "a" lists a missing task "a-1"/,
+    );
     await reopened.close();
   });
 });

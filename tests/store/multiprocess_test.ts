@@ -37,7 +37,11 @@ async function agent(conn: Connection, i: number, planId: string, acks: Acks): P
     const started = await call(client, "startTask", { sessionId: "plan", id: planId });
     if (!started.isError) {
       const leaf = (started.structuredContent as { task: { id: string } }).task.id;
-      const done = await call(client, "completeTask", { sessionId: "plan", id: leaf, resolution: `agent ${i}` });
+      const done = await call(client, "completeTask", {
+        sessionId: "plan",
+        id: leaf,
+        resolution: `agent ${i}`,
+      });
       if (!done.isError) acks.completed.add(leaf);
     }
     if (r % 3 === 0 || r === ROUNDS - 1) {
@@ -56,7 +60,12 @@ async function agent(conn: Connection, i: number, planId: string, acks: Acks): P
     }
     const progress = await ok<{ revision: number }>(client, "mem_progress", {
       project: "shared",
-      content: JSON.stringify({ goal: "ship", completed: [`agent ${i} round ${r}`], next_steps: [], blockers: [] }),
+      content: JSON.stringify({
+        goal: "ship",
+        completed: [`agent ${i} round ${r}`],
+        next_steps: [],
+        blockers: [],
+      }),
     });
     acks.revisions.push(progress.revision);
   }
@@ -69,8 +78,16 @@ for (const kind of ["file", "kv"] as const) {
     const env = { [kind === "file" ? "FILE_PATH" : "KV_PATH"]: path, WORK_CACHE_SIZE: "1000" };
     const agents = await Promise.all(Array.from({ length: AGENTS }, () => spawnStdio({ env })));
     try {
-      const { task: plan } = await ok<{ task: Task }>(agents[0]!.client, "createTask", { sessionId: "plan", name: "Plan" });
-      const acks: Acks = { created: new Set([plan.id]), completed: new Set(), works: new Set(), revisions: [] };
+      const { task: plan } = await ok<{ task: Task }>(agents[0]!.client, "createTask", {
+        sessionId: "plan",
+        name: "Plan",
+      });
+      const acks: Acks = {
+        created: new Set([plan.id]),
+        completed: new Set(),
+        works: new Set(),
+        revisions: [],
+      };
       await Promise.all(agents.map((conn, i) => agent(conn, i, plan.id, acks)));
 
       const views = await Promise.all(
@@ -90,7 +107,9 @@ for (const kind of ["file", "kv"] as const) {
         const problems = await store.readTree("plan", (tree) => {
           const out = invariantViolations(tree!);
           for (const id of acks.created) if (!tree!.get(id)) out.push(`created ${id} lost`);
-          for (const id of acks.completed) if (tree!.get(id)?.status !== "done") out.push(`completion of ${id} lost`);
+          for (const id of acks.completed) {
+            if (tree!.get(id)?.status !== "done") out.push(`completion of ${id} lost`);
+          }
           assert.equal(tree!.size, 1 + AGENTS * ROUNDS * 3);
           return out;
         });
@@ -100,7 +119,11 @@ for (const kind of ["file", "kv"] as const) {
         for (const id of acks.works) assert.ok(works.has(id), `work ${id} lost`);
         assert.equal(works.size, acks.works.size);
         const revisions = [...acks.revisions].sort((a, b) => a - b);
-        assert.deepEqual(revisions, Array.from({ length: AGENTS * ROUNDS }, (_, k) => k + 1), "each upsert got its own revision");
+        assert.deepEqual(
+          revisions,
+          Array.from({ length: AGENTS * ROUNDS }, (_, k) => k + 1),
+          "each upsert got its own revision",
+        );
         assert.equal((await store.readProgress("shared"))!.revision, AGENTS * ROUNDS);
       } finally {
         await store.close();

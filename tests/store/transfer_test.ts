@@ -19,7 +19,8 @@ function task(id: string, tasks: unknown[] = [], status = "todo") {
 }
 
 function refusal(code: string, pattern: RegExp) {
-  return (error: unknown) => error instanceof DomainError && error.code === code && pattern.test(error.message);
+  return (error: unknown) =>
+    error instanceof DomainError && error.code === code && pattern.test(error.message);
 }
 
 Deno.test("parseImport refuses broken JSON, a foreign shape, duplicate ids and oversized trees", () => {
@@ -33,7 +34,10 @@ Deno.test("parseImport refuses broken JSON, a foreign shape, duplicate ids and o
     refusal("DUPLICATE_ID", /"b"/),
   );
   const wide = task("w", Array.from({ length: 1001 }, (_, i) => task(`c${i}`)));
-  assert.throws(() => parseImport(JSON.stringify([wide])), refusal("LIMIT_EXCEEDED", /task "w" has 1001 subtasks/));
+  assert.throws(
+    () => parseImport(JSON.stringify([wide])),
+    refusal("LIMIT_EXCEEDED", /task "w" has 1001 subtasks/),
+  );
   let deep = task("d13");
   for (let i = 12; i >= 1; i--) deep = task(`d${i}`, [deep]);
   assert.throws(() => parseImport(JSON.stringify([deep])), refusal("LIMIT_EXCEEDED", /nested 13 deep/));
@@ -62,7 +66,10 @@ Deno.test("an invalid import changes nothing in a file or KV store", async () =>
   try {
     for (const open of [() => JsonFileStore.open(`${dir}/s.json`), () => KvStore.open(`${dir}/s.sqlite`)]) {
       const store = await open();
-      await store.updateTree("s", (tree) => createTask(tree, { id: "a", name: "a", tasks: [{ id: "b", name: "b" }] }));
+      await store.updateTree(
+        "s",
+        (tree) => createTask(tree, { id: "a", name: "a", tasks: [{ id: "b", name: "b" }] }),
+      );
       const before = await exportStore(store);
       const bad = JSON.stringify({ version: 1, sessions: { s: [task("a"), task("a")] } });
       await assert.rejects(importStore(store, bad, { replace: true }), DomainError);
@@ -92,8 +99,15 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
   const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
   try {
     const file = await JsonFileStore.open(`${dir}/plan.json`);
-    await file.updateTree("default", (tree) =>
-      createTask(tree, { id: "ship", name: "Ship", tasks: [{ id: "build", name: "Build" }, { id: "test", name: "Test" }] }));
+    await file.updateTree(
+      "default",
+      (tree) =>
+        createTask(tree, {
+          id: "ship",
+          name: "Ship",
+          tasks: [{ id: "build", name: "Build" }, { id: "test", name: "Test" }],
+        }),
+    );
     await file.updateTree("default", (tree) => startTask(tree, "ship"));
     const roots = await file.readTree("default", (tree) => structuredClone(tree!.roots));
     await file.updateWorks((entries) =>
@@ -105,8 +119,12 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
         now: "2025-01-01T00:00:00Z",
         randomId: () => "12345678",
         capacity: 10,
-      }));
-    await file.updateProgress("ship", (c) => upsertProgress(c, { project: "ship", content: { goal: "ship" }, now: "t" }));
+      })
+    );
+    await file.updateProgress(
+      "ship",
+      (c) => upsertProgress(c, { project: "ship", content: { goal: "ship" }, now: "t" }),
+    );
     await file.close();
 
     const exported = await cli(["export"], { FILE_PATH: `${dir}/plan.json` });
@@ -116,7 +134,10 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
     const kvPath = `${dir}/plan.sqlite`;
     const imported = await cli(["import", `${dir}/backup.json`], { KV_PATH: kvPath });
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stderr, /Imported 1 sessions \(3 tasks\), 1 work entries and 1 progress documents into the kv store/);
+    assert.match(
+      imported.stderr,
+      /Imported 1 sessions \(3 tasks\), 1 work entries and 1 progress documents into the kv store/,
+    );
     const again = await cli(["import", `${dir}/backup.json`], { KV_PATH: kvPath });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /refused: The target store is not empty/);
