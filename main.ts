@@ -105,20 +105,22 @@ export async function main(args: readonly string[]): Promise<void> {
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-/** Set once `deno serve` (or Deploy) drives the default export: then `main()` must not listen too. */
-let declarative = false;
-let app: Promise<Handler> | undefined;
+/**
+ * What the default export built: `declarative` is set once `deno serve` (or Deploy) drives it, so
+ * `main()` must not listen too; `app` is the HTTP app, built once.
+ */
+const served: { declarative: boolean; app?: Promise<Handler> } = { declarative: false };
 
 /** Builds the HTTP app once, for the default export; `where` is where it is reachable. */
 function declarativeApp(hostname: string, port?: number): Promise<Handler> {
-  app ??= boot([], () => hostname).then(async (runtime) => {
+  served.app ??= boot([], () => hostname).then(async (runtime) => {
     const { createApp } = await import("./lib/http/app.ts");
     logListening(runtime, hostname, port);
     // The address deno serve listens on joins the Host allow-list, as HOST does under deno run.
     const config = { ...runtime.config, host: hostname };
     return createApp({ ...runtime, config, makeServer: serverFactory(runtime) }).app.fetch;
   });
-  return app;
+  return served.app;
 }
 
 function envFlag(name: string): boolean {
@@ -150,7 +152,7 @@ export default {
     );
   },
   onListen(addr: Deno.Addr): void {
-    declarative = true;
+    served.declarative = true;
     const listening = addr.transport === "tcp" || addr.transport === "udp"
       ? declarativeApp(addr.hostname, addr.port)
       : declarativeApp("localhost"); // a unix socket is local
@@ -170,6 +172,6 @@ if (import.meta.main) {
     await main(Deno.args);
     Deno.exit(0); // done serving; skip the runtime's "did you mean deno serve?" hint on the way out
   } else if (!envFlag("DENO_DEPLOYMENT_ID")) {
-    setTimeout(() => declarative || main(Deno.args), 0);
+    setTimeout(() => served.declarative || main(Deno.args), 0);
   }
 }
