@@ -10,7 +10,7 @@ import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { CONFIG, freePort, MAIN, quietLogger, ROOT } from "../support/harness.ts";
+import { CONFIG, freePort, MAIN, quietLogger, ROOT, waitForHealth } from "../support/harness.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -192,23 +192,6 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
     throw new Error(`server did not start: ${(error as Error).message}\n${text}`);
   }
   return { url, port, stop, [Symbol.asyncDispose]: async () => void await stop() };
-}
-
-async function waitForHealth(url: string, child: Deno.ChildProcess): Promise<void> {
-  let exited = false;
-  child.status.then(() => (exited = true));
-  for (let attempt = 0; attempt < 600; attempt++) {
-    if (exited) throw new Error("the process exited");
-    try {
-      const response = await fetch(`${url}/healthz`);
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("no answer on /healthz after 30 s");
 }
 
 /** Runs a command to its end and returns its exit code and output. */

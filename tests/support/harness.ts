@@ -191,7 +191,8 @@ export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer>
   }
 }
 
-async function waitForHealth(url: string, child: Deno.ChildProcess): Promise<void> {
+/** Polls `/healthz` until it answers 200; fails when the child exits first or after 30 s. */
+export async function waitForHealth(url: string, child: Deno.ChildProcess): Promise<void> {
   let exited = false;
   child.status.then(() => (exited = true));
   for (let attempt = 0; attempt < 600; attempt++) {
