@@ -16,6 +16,6 @@ export const LIMITS = {
   childrenPerTask: 1000,
   tasksPerCall: 500,
   tasksPerSession: 100_000,
-  tableRows: 40,
+  tableRows: 25,
   treeTextLines: 400,
 } as const;

@@ -47,12 +47,6 @@ export function progressSummary(tree: TaskTree, options: ProgressOptions = {}): 
   };
 }
 
-interface Row {
-  task: Task;
-  depth: number;
-  parent: Task | undefined;
-}
-
 function renderTable(tree: TaskTree, options: ProgressOptions, percent: number): string {
   const cap = options.rowCap ?? LIMITS.tableRows;
   const before = options.statusBefore ?? new Map<string, TaskStatus>();
@@ -61,42 +55,48 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
     "| Task | ID | Parent | Status | Changed | Subtasks | Progress |",
     "| --- | --- | --- | --- | --- | --- | --- |",
   ];
-  const parents: Row[] = [];
+  // Per-parent summary lines (R3.12) for the parents on the active paths; every other parent's
+  // progress is in its row. With no active path, every parent shown gets a line.
+  const anchors = anchorsOf(tree, options, before);
+  const onPath = new Set<Task>();
+  for (const anchor of anchors) for (let p = tree.parentOf(anchor); p; p = tree.parentOf(p)) onPath.add(p);
+  const parentLines: string[] = [];
+  const otherParentLines: string[] = [];
   let shown = 0;
-  const emit = (row: Row) => {
+  const emit = (task: Task, depth: number, parent: Task | undefined) => {
     shown++;
-    if (row.task.tasks.length > 0) parents.push(row);
-    lines.push(formatRow(row, before.get(row.task.id)));
+    const done = task.tasks.length > 0 ? doneChildren(task) : 0;
+    lines.push(formatRow(task, depth, parent, done, before.get(task.id)));
+    if (task.tasks.length > 0) {
+      (onPath.has(task) ? parentLines : otherParentLines).push(parentLine(task, done));
+    }
+  };
+  const hiddenRow = (count: number, depth: number, parent: Task | undefined) => {
+    lines.push(`| ${indent(depth)}… ${count} more | | ${parent?.id ?? "—"} | | | | |`);
   };
   if (tree.size <= cap) {
-    for (const row of tree.walk()) emit(row);
+    for (const { task, depth, parent } of tree.walk()) emit(task, depth, parent);
   } else {
-    const chosen = chooseRows(tree, anchorsOf(tree, options, before), cap);
-    const chosenUnder = new Map<Task | undefined, Task[]>();
-    for (const task of chosen) {
-      const parent = tree.parentOf(task);
-      const list = chosenUnder.get(parent);
-      if (list) list.push(task);
-      else chosenUnder.set(parent, [task]);
-    }
-    // Costs follow the rows shown, not the siblings hidden: each list's longest hidden run is
-    // counted by subtraction from its parent's subtree size.
-    const visit = (parent: Task | undefined, depth: number) => {
-      const list = parent?.tasks ?? tree.roots;
-      const shownHere = (chosenUnder.get(parent) ?? []).map((task) => ({ task, at: list.indexOf(task) }))
-        .sort((a, b) => a.at - b.at);
-      const hidden = hiddenRuns(tree, parent, list, shownHere.map((s) => s.at));
-      const flushHidden = (count: number) => {
-        if (count > 0) lines.push(`| ${indent(depth)}… ${count} more | | ${parent?.id ?? "—"} | | | | |`);
-      };
-      shownHere.forEach(({ task }, i) => {
-        flushHidden(hidden[i]!);
-        emit({ task, depth, parent });
-        visit(task, depth + 1);
-      });
-      flushHidden(hidden[shownHere.length]!);
+    // Only lists holding a chosen task are walked: the cost follows the rows shown and their
+    // siblings, never the size of the tree. Hidden tasks are counted with their subtrees.
+    const chosen = chooseRows(tree, anchors, cap);
+    const visit = (list: Task[], depth: number, parent: Task | undefined) => {
+      let hidden = 0;
+      for (const task of list) {
+        if (!chosen.has(task)) {
+          hidden += tree.subtreeSize(task);
+          continue;
+        }
+        if (hidden > 0) hiddenRow(hidden, depth, parent);
+        hidden = 0;
+        emit(task, depth, parent);
+        if (task.tasks.length === 0) continue;
+        if (task.tasks.some((child) => chosen.has(child))) visit(task.tasks, depth + 1, task);
+        else hiddenRow(tree.subtreeSize(task) - 1, depth + 1, task);
+      }
+      if (hidden > 0) hiddenRow(hidden, depth, parent);
     };
-    visit(undefined, 0);
+    visit(tree.roots, 0, undefined);
   }
   const out = [lines.join("\n"), ""];
   if (shown < tree.size) {
@@ -105,24 +105,20 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
       "",
     );
   }
-  if (parents.length > 0) {
-    out.push("Parent progress:");
-    for (const { task } of parents) {
-      const done = doneChildren(task);
-      const totalChildren = task.tasks.length;
-      out.push(
-        `- ${cell(task.name)} (${task.id}): ${done}/${totalChildren} subtasks done, ${
-          totalChildren - done
-        } remaining (${pct(done, totalChildren)}%)`,
-      );
-    }
-    out.push("");
-  }
+  const summary = parentLines.length > 0 ? parentLines : otherParentLines;
+  if (summary.length > 0) out.push("Parent progress:", ...summary, "");
   const c = tree.counts;
   out.push(
     `Overall: ${tree.size} tasks, ${c.done} done, ${c.in_progress} in progress, ${c.todo} todo (${percent}% complete)`,
   );
   return out.join("\n");
+}
+
+function parentLine(task: Task, done: number): string {
+  const total = task.tasks.length;
+  return `- ${cell(task.name)} (${task.id}): ${done}/${total} subtasks done, ${total - done} remaining (${
+    pct(done, total)
+  }%)`;
 }
 
 function anchorsOf(
@@ -182,41 +178,19 @@ function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
   return chosen;
 }
 
-/**
- * Tasks hidden (subtrees included) before each shown index of `list`, and after the last one.
- * The longest run is not summed: it is the list's total (its parent's subtree size) minus the rest.
- */
-function hiddenRuns(tree: TaskTree, parent: Task | undefined, list: Task[], shownAt: number[]): number[] {
-  const starts = [0, ...shownAt.map((at) => at + 1)];
-  const ends = [...shownAt, list.length];
-  let longest = 0;
-  for (let i = 1; i < starts.length; i++) {
-    if (ends[i]! - starts[i]! > ends[longest]! - starts[longest]!) longest = i;
-  }
-  let rest = parent ? tree.subtreeSize(parent) - 1 : tree.size;
-  for (const at of shownAt) rest -= tree.subtreeSize(list[at]!);
-  const counts = starts.map((start, i) => {
-    let count = 0;
-    if (i !== longest) { for (let j = start; j < ends[i]!; j++) count += tree.subtreeSize(list[j]!); }
-    rest -= count;
-    return count;
-  });
-  counts[longest] = rest;
-  return counts;
-}
-
-function formatRow(row: Row, before: TaskStatus | undefined): string {
-  const { task } = row;
+function formatRow(
+  task: Task,
+  depth: number,
+  parent: Task | undefined,
+  done: number,
+  before: TaskStatus | undefined,
+): string {
   const changed = before !== undefined && before !== task.status ? `${before} → ${task.status}` : "";
-  let subtasks = "—";
-  let progress = "—";
-  if (task.tasks.length > 0) {
-    const done = doneChildren(task);
-    subtasks = `${done}/${task.tasks.length}`;
-    progress = `${pct(done, task.tasks.length)}%`;
-  }
-  return `| ${indent(row.depth)}${cell(task.name)} | ${task.id} | ${
-    row.parent?.id ?? "—"
+  const count = task.tasks.length;
+  const subtasks = count > 0 ? `${done}/${count}` : "—";
+  const progress = count > 0 ? `${pct(done, count)}%` : "—";
+  return `| ${indent(depth)}${cell(task.name)} | ${task.id} | ${
+    parent?.id ?? "—"
   } | ${task.status} | ${changed} | ${subtasks} | ${progress} |`;
 }
 
@@ -230,11 +204,14 @@ function pct(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 100);
 }
 
+const INDENTS = Array.from({ length: LIMITS.depth + 1 }, (_, depth) => "· ".repeat(depth));
+
 function indent(depth: number): string {
-  return "· ".repeat(depth);
+  return INDENTS[depth] ?? "· ".repeat(depth);
 }
 
 /** Text made safe for one Markdown table cell. */
 export function cell(text: string): string {
+  if (!text.includes("|") && !text.includes("\n")) return text;
   return text.replace(/\r?\n/g, " ").replaceAll("|", "\\|");
 }
