@@ -3,8 +3,10 @@
  *
  * One row per task in tree order. A tree larger than the row cap is shown around the active path
  * (the focus task, the tasks this call changed, their ancestors and nearby siblings); every hidden
- * run of tasks is a "… N more" row counting them with their subtasks, so the rows shown and the
+ * run of tasks is a "... N more" row counting them with their subtasks, so the rows shown and the
  * counts add up to the whole tree and nothing is cut silently. Totals come from the tree's counters.
+ * The table is plain ASCII apart from task names: it goes out twice per reply (text and structured),
+ * and one-byte strings serialize and encode several times faster.
  */
 import { LIMITS } from "./limits.ts";
 import type { Task, TaskStatus } from "./schemas.ts";
@@ -72,7 +74,7 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
     }
   };
   const hiddenRow = (count: number, depth: number, parent: Task | undefined) => {
-    lines.push(`| ${indent(depth)}… ${count} more | | ${parent?.id ?? "—"} | | | | |`);
+    lines.push(`| ${indent(depth)}... ${count} more | | ${parent?.id ?? "-"} | | | | |`);
   };
   if (tree.size <= cap) {
     for (const { task, depth, parent } of tree.walk()) emit(task, depth, parent);
@@ -80,6 +82,8 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
     // Only lists holding a chosen task are walked: the cost follows the rows shown and their
     // siblings, never the size of the tree. Hidden tasks are counted with their subtrees.
     const chosen = chooseRows(tree, anchors, cap);
+    const expanded = new Set<Task | undefined>();
+    for (const task of chosen) expanded.add(tree.parentOf(task));
     const visit = (list: Task[], depth: number, parent: Task | undefined) => {
       let hidden = 0;
       for (const task of list) {
@@ -91,7 +95,7 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
         hidden = 0;
         emit(task, depth, parent);
         if (task.tasks.length === 0) continue;
-        if (task.tasks.some((child) => chosen.has(child))) visit(task.tasks, depth + 1, task);
+        if (expanded.has(task)) visit(task.tasks, depth + 1, task);
         else hiddenRow(tree.subtreeSize(task) - 1, depth + 1, task);
       }
       if (hidden > 0) hiddenRow(hidden, depth, parent);
@@ -101,7 +105,7 @@ function renderTable(tree: TaskTree, options: ProgressOptions, percent: number):
   const out = [lines.join("\n"), ""];
   if (shown < tree.size) {
     out.push(
-      `Showing ${shown} of ${tree.size} tasks around the active path; a row "… N more" counts the N tasks hidden there (subtasks included). Use getTask or listTasks for the rest.`,
+      `Showing ${shown} of ${tree.size} tasks around the active path; a row "... N more" counts the N tasks hidden there (subtasks included). Use getTask or listTasks for the rest.`,
       "",
     );
   }
@@ -185,12 +189,12 @@ function formatRow(
   done: number,
   before: TaskStatus | undefined,
 ): string {
-  const changed = before !== undefined && before !== task.status ? `${before} → ${task.status}` : "";
+  const changed = before !== undefined && before !== task.status ? `${before} -> ${task.status}` : "";
   const count = task.tasks.length;
-  const subtasks = count > 0 ? `${done}/${count}` : "—";
-  const progress = count > 0 ? `${pct(done, count)}%` : "—";
+  const subtasks = count > 0 ? `${done}/${count}` : "-";
+  const progress = count > 0 ? `${pct(done, count)}%` : "-";
   return `| ${indent(depth)}${cell(task.name)} | ${task.id} | ${
-    parent?.id ?? "—"
+    parent?.id ?? "-"
   } | ${task.status} | ${changed} | ${subtasks} | ${progress} |`;
 }
 
@@ -204,10 +208,10 @@ function pct(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 100);
 }
 
-const INDENTS = Array.from({ length: LIMITS.depth + 1 }, (_, depth) => "· ".repeat(depth));
+const INDENTS = Array.from({ length: LIMITS.depth + 1 }, (_, depth) => ". ".repeat(depth));
 
 function indent(depth: number): string {
-  return INDENTS[depth] ?? "· ".repeat(depth);
+  return INDENTS[depth] ?? ". ".repeat(depth);
 }
 
 /** Text made safe for one Markdown table cell. */

@@ -63,12 +63,12 @@ Deno.test("progress table has one row per task in tree order with every column (
     "| Task | ID | Parent | Status | Changed | Subtasks | Progress |\n| --- | --- | --- | --- | --- | --- | --- |",
   );
   assert.deepEqual(rowsOf(table), [
-    { task: "Root", id: "R", parent: "—", status: "todo", changed: "", subtasks: "0/2", progress: "0%" },
-    { task: "· Alpha", id: "A", parent: "R", status: "todo", changed: "", subtasks: "1/2", progress: "50%" },
-    { task: "· · A one", id: "A1", parent: "A", status: "done", changed: "", subtasks: "—", progress: "—" },
-    { task: "· · A two", id: "A2", parent: "A", status: "todo", changed: "", subtasks: "—", progress: "—" },
-    { task: "· Beta", id: "B", parent: "R", status: "todo", changed: "", subtasks: "—", progress: "—" },
-    { task: "Second", id: "S", parent: "—", status: "todo", changed: "", subtasks: "—", progress: "—" },
+    { task: "Root", id: "R", parent: "-", status: "todo", changed: "", subtasks: "0/2", progress: "0%" },
+    { task: ". Alpha", id: "A", parent: "R", status: "todo", changed: "", subtasks: "1/2", progress: "50%" },
+    { task: ". . A one", id: "A1", parent: "A", status: "done", changed: "", subtasks: "-", progress: "-" },
+    { task: ". . A two", id: "A2", parent: "A", status: "todo", changed: "", subtasks: "-", progress: "-" },
+    { task: ". Beta", id: "B", parent: "R", status: "todo", changed: "", subtasks: "-", progress: "-" },
+    { task: "Second", id: "S", parent: "-", status: "todo", changed: "", subtasks: "-", progress: "-" },
   ]);
   assert.doesNotMatch(table, /Showing/);
 });
@@ -87,9 +87,9 @@ Deno.test("progress table marks exactly the tasks this call changed", async (t) 
     const { hierarchy_summary } = run(tree, (t) => startTask(t, "A1"));
     const changed = rowsOf(hierarchy_summary).filter((r) => r.changed !== "");
     assert.deepEqual(changed.map((r) => [r.id, r.changed]), [
-      ["R", "todo → in_progress"],
-      ["A", "todo → in_progress"],
-      ["A1", "todo → in_progress"],
+      ["R", "todo -> in_progress"],
+      ["A", "todo -> in_progress"],
+      ["A1", "todo -> in_progress"],
     ]);
   });
   await t.step("complete: the leaf and the parents it completed", () => {
@@ -99,9 +99,9 @@ Deno.test("progress table marks exactly the tasks this call changed", async (t) 
     const { progress_summary } = run(tree, (t) => completeTask(t, "A2", "ok"));
     const changed = rowsOf(progress_summary.table).filter((r) => r.changed !== "");
     assert.deepEqual(changed.map((r) => [r.id, r.changed]), [
-      ["R", "in_progress → todo"],
-      ["A", "in_progress → done"],
-      ["A2", "in_progress → done"],
+      ["R", "in_progress -> todo"],
+      ["A", "in_progress -> done"],
+      ["A2", "in_progress -> done"],
     ]);
   });
   await t.step("a parent that left and regained its status within the call is not marked", () => {
@@ -113,8 +113,8 @@ Deno.test("progress table marks exactly the tasks this call changed", async (t) 
     const { hierarchy_summary } = run(tree, (t) => startTask(t, "A1"));
     const changed = rowsOf(hierarchy_summary).filter((r) => r.changed !== "");
     assert.deepEqual(changed.map((r) => [r.id, r.changed]), [
-      ["A1", "todo → in_progress"],
-      ["A2", "in_progress → todo"],
+      ["A1", "todo -> in_progress"],
+      ["A2", "in_progress -> todo"],
     ]);
   });
   await t.step("without statusBefore nothing is marked", () => {
@@ -182,8 +182,8 @@ function bigTree(): TaskTree {
 
 function hiddenCounts(table: string): number[] {
   return rowsOf(table).filter((r) => r.id === "").map((r) => {
-    const m = /… (\d+) more/.exec(r.task);
-    assert.ok(m, `a row without id is a "… N more" row: ${r.task}`);
+    const m = /\.\.\. (\d+) more/.exec(r.task);
+    assert.ok(m, `a row without id is a "... N more" row: ${r.task}`);
     return Number(m[1]);
   });
 }
@@ -226,7 +226,7 @@ Deno.test("progress table of a big tree keeps to the row cap around the active p
     const rows = assertNothingCutSilently(tree, hierarchy_summary, LIMITS.tableRows);
     const ids = rows.map((r) => r.id);
     for (const id of ["r0", "r0c1", "r0c1g0"]) assert.ok(ids.includes(id), `row for ${id}`);
-    assert.equal(rows.find((r) => r.id === "r0c1g0")!.changed, "todo → in_progress");
+    assert.equal(rows.find((r) => r.id === "r0c1g0")!.changed, "todo -> in_progress");
     assert.equal(rows.find((r) => r.id === "r0c0")!.status, "done");
   });
   await t.step("no focus: the top of the tree", () => {
@@ -240,6 +240,6 @@ Deno.test("progress table of a big tree keeps to the row cap around the active p
     const before = new Map<string, TaskStatus>([["r7c2g3", "done"]]);
     const { table } = progressSummary(tree, { focus: tree.get("r1c1g1")!, statusBefore: before, rowCap: 10 });
     const rows = assertNothingCutSilently(tree, table, 10);
-    assert.equal(rows.find((r) => r.id === "r7c2g3")?.changed, "done → todo");
+    assert.equal(rows.find((r) => r.id === "r7c2g3")?.changed, "done -> todo");
   });
 });

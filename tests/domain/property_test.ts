@@ -155,7 +155,7 @@ function apply(tree: TaskTree, cmd: Command): void {
   });
 }
 
-/** A capped table of the tree: the focus path shown, rows shown and "… N more" counts add up. */
+/** A capped table of the tree: the focus path shown, rows shown and "... N more" counts add up. */
 function assertTableComplete(tree: TaskTree, step: string): void {
   const focus = tree.activeLeaves()[0] ?? nextTask(tree);
   const cap = 6;
@@ -163,7 +163,7 @@ function assertTableComplete(tree: TaskTree, step: string): void {
   if (tree.size === 0) return;
   const rows = table.split("\n").filter((l) => l.startsWith("| ")).slice(2);
   const ids = rows.map((l) => l.split(/(?<!\\)\|/)[2]!.trim()).filter((id) => id !== "");
-  const hidden = rows.map((l) => /… (\d+) more/.exec(l)?.[1]).filter((n) => n !== undefined).map(Number);
+  const hidden = rows.map((l) => /\.\.\. (\d+) more/.exec(l)?.[1]).filter((n) => n !== undefined).map(Number);
   assert.ok(ids.length <= cap, step);
   assert.equal(ids.length + hidden.reduce((a, b) => a + b, 0), tree.size, step);
   if (focus && tree.pathTo(focus).length <= cap) {

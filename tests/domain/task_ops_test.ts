@@ -516,7 +516,7 @@ Deno.test("startTask returns a table marking what changed (R3.6)", () => {
     l.startsWith("| ") && !/^\| (Task|---) /.test(l)
   );
   assert.equal(rows.length, tree.size);
-  const changed = rows.filter((r) => r.includes("todo → in_progress")).map((r) => r.split("|")[2]!.trim());
+  const changed = rows.filter((r) => r.includes("todo -> in_progress")).map((r) => r.split("|")[2]!.trim());
   assert.deepEqual(changed, ["R", "A", "A1"]);
 });
 
@@ -616,7 +616,7 @@ Deno.test("completeTask returns the overall totals and the table (R3.11, R3.13)"
     completion_percentage: 12.5,
     table: undefined,
   });
-  assert.match(p.table, /\| (· )*A one \| A1 \| A \| done \| in_progress → done \|/);
+  assert.match(p.table, /\| (\. )*A one \| A1 \| A \| done \| in_progress -> done \|/);
   assert.match(p.table, /Overall: 8 tasks, 1 done, 0 in progress, 7 todo \(12\.5% complete\)/);
 });
 
