@@ -49,8 +49,9 @@ const createTaskTool = defineTool({
   title: "Create task",
   description:
     "Create a task, optionally with nested subtasks in one call (all or nothing). Subtasks inherit completion_criteria and constraints.",
-  input: NewTaskSchema.omit({ id: true }).extend({
+  input: NewTaskSchema.extend({
     sessionId,
+    id: TaskIdSchema.optional().describe("Kept if given; else generated"),
     description: DescriptionSchema.optional().describe("What to do"),
     completion_criteria: StatementListSchema.optional().describe("When it is done; inherited"),
     constraints: StatementListSchema.optional().describe("Rules to keep; inherited"),

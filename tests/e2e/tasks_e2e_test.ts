@@ -366,3 +366,19 @@ Deno.test("HTTP app answers without a socket", async (t) => {
     await close();
   }
 });
+
+Deno.test("createTask keeps an id given at the top level, and refuses a used one", async () => {
+  await using conn = await connectInMemory();
+  const created = await call(conn.client, "createTask", {
+    id: "plan",
+    name: "Plan",
+    tasks: [{ id: "step", name: "Step" }],
+  });
+  assert.equal(created.isError, undefined);
+  const task = (created.structuredContent as { task: { id: string; tasks: { id: string }[] } }).task;
+  assert.equal(task.id, "plan");
+  assert.equal(task.tasks[0]!.id, "step");
+  const again = await call(conn.client, "createTask", { id: "plan", name: "Other" });
+  assert.equal(again.isError, true);
+  assert.equal((again.structuredContent as { error: { code: string } }).error.code, "DUPLICATE_ID");
+});
