@@ -37,14 +37,18 @@ function serverFactory({ config, log, store }: Runtime) {
 }
 
 async function serveStdio(runtime: Runtime): Promise<void> {
-  const { StdioServerTransport } = await import("./lib/mcp/sdk.ts");
+  const [{ StdioServerTransport }, { closeWhenAnswered, denoStdout }] = await Promise.all([
+    import("./lib/mcp/sdk.ts"),
+    import("./lib/mcp/deno_stdio.ts"),
+  ]);
   const server = serverFactory(runtime)();
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(process.stdin, denoStdout());
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
-  // The SDK transport never notices the end of stdin; without this the process dies with
-  // "Top-level await promise never resolved" (exit 1) when the client closes the pipe.
-  process.stdin.once("end", () => void server.close());
+  // The SDK transport never notices the end of stdin: when the client hangs up, close the server
+  // once the requests it already sent are answered (otherwise the process dies with "Top-level
+  // await promise never resolved").
+  process.stdin.once("end", closeWhenAnswered(transport, () => server.close()));
   runtime.log.info("serving stdio", { store: runtime.store.kind });
   await closed;
   await runtime.store.close();
