@@ -113,7 +113,9 @@ type Handler = (request: Request) => Response | Promise<Response>;
  * What the default export built: `declarative` is set once `deno serve` (or Deploy) drives it, so
  * `main()` must not listen too; `app` is the HTTP app, built once.
  */
-const served: { declarative: boolean; app?: Promise<Handler> } = { declarative: false };
+const served: { declarative: boolean; app?: Promise<Handler>; stop?: () => Promise<void> } = {
+  declarative: false,
+};
 
 /** Builds the HTTP app once, for the default export; `where` is where it is reachable. */
 function declarativeApp(hostname: string, port?: number): Promise<Handler> {
@@ -122,7 +124,12 @@ function declarativeApp(hostname: string, port?: number): Promise<Handler> {
     logListening(runtime, hostname, port);
     // The address deno serve listens on joins the Host allow-list, as HOST does under deno run.
     const config = { ...runtime.config, host: hostname };
-    return createApp({ ...runtime, config, makeServer: serverFactory(runtime) }).app.fetch;
+    const { app, close } = createApp({ ...runtime, config, makeServer: serverFactory(runtime) });
+    served.stop = async () => {
+      await close();
+      await runtime.store.close();
+    };
+    return app.fetch;
   });
   return served.app;
 }
@@ -164,6 +171,14 @@ export default {
       createLogger().error("cannot start", { error: (error as Error).message });
       Deno.exit(1);
     });
+    // deno serve shuts down gracefully on a signal and so waits for every open connection, and a
+    // connected MCP client keeps one open (its SSE stream) forever: end the sessions, then exit.
+    const stop = async () => {
+      await served.stop?.();
+      Deno.exit(0);
+    };
+    Deno.addSignalListener("SIGINT", stop);
+    if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
   },
 } satisfies Deno.ServeDefaultExport;
 

@@ -10,7 +10,7 @@ import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { CONFIG, freePort, MAIN, quietLogger, ROOT, waitForHealth } from "../support/harness.ts";
+import { CONFIG, freePort, MAIN, quietLogger, ROOT, terminate, waitForHealth } from "../support/harness.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -176,12 +176,7 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
   let stopped: Promise<{ code: number; stderr: string }> | undefined;
   const stop = () =>
     stopped ??= (async () => {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // already exited
-      }
-      const status = await child.status;
+      const status = await terminate(child);
       return { code: status.code, stderr: await stderr };
     })();
   const url = `http://127.0.0.1:${port}`;

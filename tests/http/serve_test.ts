@@ -56,6 +56,19 @@ Deno.test("deno serve main.ts serves MCP through the default export, with one li
   }
 });
 
+Deno.test("deno serve exits on SIGTERM while a client is still connected", async () => {
+  const server = await spawnServer({ mode: "serve" });
+  const handle = await connectHttp(`${server.url}/mcp`);
+  try {
+    await ok(handle.client, "createTask", { name: "still connected" });
+    // The client stays connected (its SSE stream open) while the server is told to stop.
+    const { code, stderr } = await server.stop();
+    assert.equal(code, 0, `deno serve did not exit by itself on SIGTERM:\n${stderr}`);
+  } finally {
+    await handle[Symbol.asyncDispose]();
+  }
+});
+
 Deno.test("deno serve on every interface without AUTH_TOKEN exits 1 with the reason", async () => {
   const port = freePort();
   const { code, stderr } = await runToEnd(

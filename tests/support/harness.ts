@@ -165,12 +165,7 @@ export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer>
   let stderr = "";
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // Already exited.
-    }
-    await child.status;
+    await terminate(child);
     stderr = await stderrText;
   };
   try {
@@ -188,6 +183,30 @@ export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer>
   } catch (error) {
     await stop();
     throw new Error(`HTTP server did not start: ${(error as Error).message}\n${stderr}`);
+  }
+}
+
+/**
+ * Sends SIGTERM and waits for the exit; a process still alive after `graceMs` is killed (status
+ * 137), so a server that ignores SIGTERM fails its test instead of hanging the suite.
+ */
+export async function terminate(child: Deno.ChildProcess, graceMs = 10_000): Promise<Deno.CommandStatus> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    // Already exited.
+  }
+  const killer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Exited meanwhile.
+    }
+  }, graceMs);
+  try {
+    return await child.status;
+  } finally {
+    clearTimeout(killer);
   }
 }
 
