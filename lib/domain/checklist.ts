@@ -15,17 +15,28 @@ export interface ChecklistItem {
   children?: ChecklistItem[] | undefined;
 }
 
-const MARKS: Record<TaskStatus, string> = { done: "✓", todo: "○", in_progress: "◐" };
+/** The mark drawn before a task of each status. */
+export const MARKS: Readonly<Record<TaskStatus, string>> = { done: "✓", todo: "○", in_progress: "◐" };
+
+/** Options of {@link renderTree}. */
+export interface RenderTreeOptions {
+  /** Most lines drawn; the tasks past them are counted on one closing line. */
+  maxLines?: number;
+  /** Size of a subtree, itself included; pass `tree.subtreeSize` to count hidden tasks in O(1). */
+  sizeOf?: (task: Task) => number;
+}
 
 /** Draws tasks as a text tree, one `├── ✓ id: name` line per task, at most `maxLines` lines. */
-export function renderTree(roots: readonly Task[], maxLines: number = LIMITS.treeTextLines): string {
+export function renderTree(roots: readonly Task[], options: RenderTreeOptions = {}): string {
+  const maxLines = options.maxLines ?? LIMITS.treeTextLines;
+  const sizeOf = options.sizeOf ?? ((task: Task) => countTasks([task]));
   if (roots.length === 0) return "(no tasks)";
   const lines: string[] = [];
   let hidden = 0;
   const draw = (list: readonly Task[], prefix: string) => {
     list.forEach((task, i) => {
       if (lines.length >= maxLines) {
-        hidden += countTasks(task);
+        hidden += sizeOf(task);
         return;
       }
       const last = i === list.length - 1;
@@ -40,9 +51,15 @@ export function renderTree(roots: readonly Task[], maxLines: number = LIMITS.tre
   return lines.join("\n");
 }
 
-function countTasks(task: Task): number {
-  let n = 1;
-  for (const child of task.tasks) n += countTasks(child);
+/** Draws a session's whole tree; hidden tasks past the line cap are counted from the tree's index. */
+export function renderSession(tree: TaskTree | undefined): string {
+  return tree ? renderTree(tree.roots, { sizeOf: (task) => tree.subtreeSize(task) }) : renderTree([]);
+}
+
+/** Number of tasks in `roots` and all their subtasks (for plain task lists such as snapshots). */
+export function countTasks(roots: readonly Task[]): number {
+  let n = 0;
+  for (const task of roots) n += 1 + countTasks(task.tasks);
   return n;
 }
 
@@ -166,7 +183,7 @@ export function updateTasks(
     return task;
   };
   const built = items.map(build);
-  const added = built.reduce((n, t) => n + countTasks(t), 0);
+  const added = countTasks(built);
   const height = built.reduce((h, t) => Math.max(h, heightOf(t)), 0);
   if (ancestors.length + height > LIMITS.depth) {
     fail(

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
-import { renderTree } from "../domain/checklist.ts";
+import { renderSession } from "../domain/checklist.ts";
 import { MAX_PROJECT, type ProgressDoc } from "../domain/progress_doc.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { recentWorks, type WorkEntry, WorkIdSchema, workInfo } from "../domain/work_lru.ts";
@@ -259,7 +259,7 @@ export async function resumeText(input: ResumeInput): Promise<string> {
 
   if (groups.has("tasks") || groups.has("checklist")) {
     const sessionId = input.sessionId ?? works.find((w) => w.sessionId !== undefined)?.sessionId ?? "default";
-    const roots = await store.readTree(sessionId, (tree) => tree && renderTree(tree.roots));
+    const roots = await store.readTree(sessionId, (tree) => tree && renderSession(tree));
     out.push("", `## Current tasks of session "${sessionId}"`);
     if (roots !== undefined) out.push(roots);
     else {

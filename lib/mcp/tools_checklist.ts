@@ -1,6 +1,6 @@
 /** Tool group `checklist`: the original Checklist MCP Server's tools over the same tree. */
 import { z } from "zod";
-import { type ChecklistItem, markDone, renderTree, updateTasks } from "../domain/checklist.ts";
+import { type ChecklistItem, markDone, renderSession, updateTasks } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
 import { LIMITS } from "../domain/limits.ts";
 import { NameSchema, SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
@@ -40,7 +40,7 @@ const updateTasksTool = defineTool({
   async run({ sessionId, path, tasks }, { store }) {
     const { updated, notes, tree } = await store.updateTree(sessionId, (t) => ({
       ...updateTasks(t, path, tasks),
-      tree: renderTree(t.roots),
+      tree: renderSession(t),
     }));
     const text = [
       `Successfully updated ${updated} tasks at ${path} in session ${sessionId}.`,
@@ -63,7 +63,7 @@ const getAllTasksTool = defineTool({
   async run({ sessionId }, { store }) {
     const { total, tree } = await store.readTree(sessionId, (t) => ({
       total: t?.size ?? 0,
-      tree: renderTree(t?.roots ?? []),
+      tree: renderSession(t),
     }));
     return { text: tree, structured: { sessionId, total_tasks: total, tree } };
   },
@@ -98,7 +98,7 @@ const markDoneTool = defineTool({
             ". Call get_all_tasks to see the tree.",
         );
       }
-      return { ...result, tree: renderTree(t.roots) };
+      return { ...result, tree: renderSession(t) };
     });
     const lines = [`Marked done: ${marked.join(", ")}.`];
     for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);

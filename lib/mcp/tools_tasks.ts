@@ -1,6 +1,6 @@
 /** Tool group `tasks`: the hierarchical task tree (seed 002), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
-import { renderTree } from "../domain/checklist.ts";
+import { MARKS, renderTree } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
 import {
   DescriptionSchema,
@@ -113,11 +113,10 @@ const listTasksTool = defineTool({
       }
       return listTasks(tree, parentId);
     });
-    const marks = { done: "✓", in_progress: "◐", todo: "○" };
     const text = tasks.length === 0
       ? "No tasks at this level. Create one with createTask."
       : tasks.map((t) =>
-        `- ${marks[t.status]} ${t.id}: ${t.name}${
+        `- ${MARKS[t.status]} ${t.id}: ${t.name}${
           t.subtasks_total ? ` (${t.subtasks_done}/${t.subtasks_total} subtasks done)` : ""
         }`
       ).join("\n");

@@ -3,8 +3,8 @@
  * in the store (`domain/work_lru.ts` decides; this file translates).
  */
 import { z } from "zod";
-import { renderTree } from "../domain/checklist.ts";
-import { SessionIdSchema, type Task, TaskSchema } from "../domain/schemas.ts";
+import { countTasks, renderTree } from "../domain/checklist.ts";
+import { SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
 import {
   MAX_WORK_DESCRIPTION,
   MAX_WORK_SUMMARY,
@@ -21,12 +21,6 @@ import type { Logger } from "../log.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 
 const TASK = "Task snapshot at save time: Task {id, name, description, status, …, tasks: Task[]}";
-
-function countTasks(roots: readonly Task[]): number {
-  let n = 0;
-  for (const task of roots) n += 1 + countTasks(task.tasks);
-  return n;
-}
 
 function logEvictions(log: Logger, evicted: readonly WorkEntry[], capacity: number): void {
   for (const e of evicted) {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   type ChecklistItem,
   markDone,
+  renderSession,
   renderTree,
   resolvePath,
   updateTasks,
@@ -72,11 +73,29 @@ Deno.test(`renderTree draws at most ${LIMITS.treeTextLines} lines by default`, (
 
 Deno.test("renderTree stops at maxLines and counts the tasks not drawn", () => {
   const tree = sample();
-  const text = renderTree(tree.roots, 3);
+  const text = renderTree(tree.roots, { maxLines: 3 });
   const lines = text.split("\n");
   assert.deepEqual(lines.slice(0, 3), ["├── ◐ a: Task a", "│   ├── ✓ a1: Task a1", "│   └── ◐ a2: Task a2"]);
   assert.match(lines[3]!, /^… 3 more tasks not shown/);
   assert.equal(lines.length, 4);
+});
+
+Deno.test("renderSession counts the tasks past the line cap from the tree's index, as a walk would", () => {
+  const tree = new TaskTree();
+  run(tree, (t) =>
+    createTask(t, {
+      name: "Big",
+      tasks: Array.from({ length: 30 }, (_, i) => ({ name: `Part ${i}`, tasks: [{ name: "Step" }] })),
+    }));
+  run(tree, (t) => createTask(t, { name: "Second", tasks: [{ name: "Only" }] }));
+  assert.equal(tree.size, 63);
+  const text = renderSession(tree);
+  assert.equal(text, renderTree(tree.roots));
+  assert.equal(text.split("\n").length, LIMITS.treeTextLines < 63 ? LIMITS.treeTextLines + 1 : 63);
+  const capped = renderTree(tree.roots, { maxLines: 10, sizeOf: (task) => tree.subtreeSize(task) });
+  assert.equal(capped, renderTree(tree.roots, { maxLines: 10 }));
+  assert.match(capped.split("\n")[10]!, /^… 53 more tasks not shown/);
+  assert.equal(renderSession(undefined), "(no tasks)");
 });
 
 // ---------------------------------------------------------------------------------------------------
