@@ -14,7 +14,7 @@ import { createTask, deleteTask } from "../lib/domain/task_ops.ts";
 import type { Task } from "../lib/domain/schemas.ts";
 import type { TaskTree } from "../lib/domain/task_tree.ts";
 import { JsonFileStore } from "../lib/store/json_file_store.ts";
-import { KvStore } from "../lib/store/kv_store.ts";
+import { KvStore } from "../lib/store/kv/kv_store.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
 import { StoreState } from "../lib/store/state.ts";
 import type { Store } from "../lib/store/store.ts";

@@ -28,7 +28,7 @@ export async function openStore(
     return store;
   }
   if (config.kvPath || options.onDeploy) {
-    const { KvStore } = await import("./kv_store.ts");
+    const { KvStore } = await import("./kv/kv_store.ts");
     const store = await KvStore.open(config.kvPath);
     log.info("store opened", { store: "kv", kv: config.kvPath ?? "(Deno Deploy default)" });
     return store;

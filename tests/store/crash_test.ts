@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { KvStore } from "../../lib/store/kv_store.ts";
+import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 
 const KILLS = 50;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { KvStore } from "../../lib/store/kv_store.ts";
+import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { call, type Connection, ok, spawnStdio } from "../support/harness.ts";
 import { canonical } from "./fixtures/canonical.ts";
 

@@ -8,7 +8,7 @@ import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { saveWork } from "../../lib/domain/work_lru.ts";
 import { upsertProgress } from "../../lib/domain/progress_doc.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { KvStore } from "../../lib/store/kv_store.ts";
+import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { exportStore, importStore, parseImport } from "../../lib/store/transfer.ts";
 

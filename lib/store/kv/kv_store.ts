@@ -2,8 +2,8 @@
  * The Deno KV store (`KV_PATH`; on Deno Deploy the default KV): sessions, work entries and progress
  * documents as many small keys, safe for any number of processes on one KV.
  *
- * The key layout is in kv_layout.ts, trees and the atomicity of their changes in kv_sessions.ts,
- * works in kv_works.ts, garbage in kv_sweeper.ts. Every change is one atomic commit guarded by a
+ * The key layout is in layout.ts, trees and the atomicity of their changes in sessions.ts,
+ * works in works.ts, garbage in sweeper.ts. Every change is one atomic commit guarded by a
  * versionstamp check and retried on conflict; the reply waits for the commit. Deno KV's limits
  * (checked on Deno 2.9.6): a value ≤ 64 KiB, per commit ≤ 1000 mutations, ≤ 100 checks, ≤ 800 KiB
  * of keys and values, ≤ 80 KiB of set keys.
@@ -13,11 +13,11 @@
  * progress documents, so a document whose final commit would pass the limits is refused before
  * anything is written).
  */
-import { fail } from "../domain/errors.ts";
-import { type ProgressDoc, ProgressDocSchema } from "../domain/progress_doc.ts";
-import type { TaskTree } from "../domain/task_tree.ts";
-import type { WorkEntry } from "../domain/work_lru.ts";
-import { chunkKeys, Commit, decodeJson, encodeJson, encodeRecord, readRecord } from "./kv_codec.ts";
+import { fail } from "../../domain/errors.ts";
+import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
+import type { TaskTree } from "../../domain/task_tree.ts";
+import type { WorkEntry } from "../../domain/work_lru.ts";
+import { chunkKeys, Commit, decodeJson, encodeJson, encodeRecord, readRecord } from "./codec.ts";
 import {
   markerKey,
   metaKey,
@@ -26,13 +26,13 @@ import {
   type SessionMeta,
   SessionMetaSchema,
   STORE_VERSION_KEY,
-} from "./kv_layout.ts";
-import { KvSessions, type KvSessionStats } from "./kv_sessions.ts";
-import { retire, retireIn, sweepAll } from "./kv_sweeper.ts";
-import { KvWorks } from "./kv_works.ts";
-import { Serial } from "./serial.ts";
-import type { StoreDocument, StoreState } from "./state.ts";
-import { type Store, StoreOpenError } from "./store.ts";
+} from "./layout.ts";
+import { KvSessions, type KvSessionStats } from "./sessions.ts";
+import { retire, retireIn, sweepAll } from "./sweeper.ts";
+import { KvWorks } from "./works.ts";
+import { Serial } from "../serial.ts";
+import type { StoreDocument, StoreState } from "../state.ts";
+import { type Store, StoreOpenError } from "../store.ts";
 
 const MAX_ATTEMPTS = 50;
 

@@ -6,13 +6,13 @@
  * names. Every change (a save with its evictions, a touch) is one atomic commit that checks and
  * bumps the works version `["wv"]`, so two processes saving at once never lose an entry and the
  * capacity holds across them. A snapshot too big for that commit is staged first (see
- * kv_sweeper.ts) and published by it. The entries and their snapshots are cached per process and
+ * sweeper.ts) and published by it. The entries and their snapshots are cached per process and
  * re-read only when the works version moved; snapshots are re-read only when new.
  */
 import { z } from "zod";
-import { fail } from "../domain/errors.ts";
-import type { Task } from "../domain/schemas.ts";
-import { type WorkEntry, WorkEntrySchema } from "../domain/work_lru.ts";
+import { fail } from "../../domain/errors.ts";
+import type { Task } from "../../domain/schemas.ts";
+import { type WorkEntry, WorkEntrySchema } from "../../domain/work_lru.ts";
 import {
   chunkCount,
   chunkKeys,
@@ -24,7 +24,7 @@ import {
   groupRecords,
   readRecord,
   writeUnchecked,
-} from "./kv_codec.ts";
+} from "./codec.ts";
 import {
   blobKey,
   markerKey,
@@ -33,8 +33,8 @@ import {
   workKey,
   WORKS_VERSION_KEY,
   WorksVersionSchema,
-} from "./kv_layout.ts";
-import { markStaged, retire, retireIn, sweepOne } from "./kv_sweeper.ts";
+} from "./layout.ts";
+import { markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
 const EntryRecordSchema = WorkEntrySchema.omit({ work_tasks: true }).extend({ blob: z.string().optional() });
 type EntryRecord = z.infer<typeof EntryRecordSchema>;

@@ -8,10 +8,10 @@
  * back to re-linking the objects and re-indexing the tree (cost in proportion to the session).
  */
 import { z } from "zod";
-import { DomainError } from "../domain/errors.ts";
-import { type Task, TaskIdSchema, TaskSchema } from "../domain/schemas.ts";
-import { TaskTree } from "../domain/task_tree.ts";
-import { decodeRecord } from "./kv_codec.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { type Task, TaskIdSchema, TaskSchema } from "../../domain/schemas.ts";
+import { TaskTree } from "../../domain/task_tree.ts";
+import { decodeRecord } from "./codec.ts";
 
 const TaskRecordSchema = TaskSchema.omit({ id: true, tasks: true }).extend({ tasks: z.array(TaskIdSchema) });
 /** The root record's value. */

@@ -18,8 +18,8 @@
  *   prefix that no reader looks at, then one checked commit flips the meta to it. O(session size),
  *   rare, and still all-or-nothing; the old generation is retired and swept.
  */
-import type { Task } from "../domain/schemas.ts";
-import { TaskTree, type TreeChanges } from "../domain/task_tree.ts";
+import type { Task } from "../../domain/schemas.ts";
+import { TaskTree, type TreeChanges } from "../../domain/task_tree.ts";
 import {
   CHUNK_BYTES,
   chunkCount,
@@ -32,7 +32,7 @@ import {
   groupRecords,
   recordRange,
   writeUnchecked,
-} from "./kv_codec.ts";
+} from "./codec.ts";
 import {
   LOG_KEEP,
   LogEntrySchema,
@@ -44,9 +44,9 @@ import {
   SessionMetaSchema,
   STORE_VERSION_KEY,
   taskKey,
-} from "./kv_layout.ts";
-import { applyDelta, parseDelta, parseRecord, recordOf, RootRecordSchema } from "./kv_records.ts";
-import { markStaged, retire, retireIn, sweepOne } from "./kv_sweeper.ts";
+} from "./layout.ts";
+import { applyDelta, parseDelta, parseRecord, recordOf, RootRecordSchema } from "./records.ts";
+import { markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
 /** More changed ids than this since the cached version: reload the whole session instead. */
 const CATCH_UP_MAX = 2000;

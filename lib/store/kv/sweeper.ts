@@ -7,8 +7,8 @@
  * it. So everything unreachable is named by a marker, and sweeping a marker's keys needs no checks:
  * generation and blob names are random and never reused.
  */
-import { type Commit, encodeJson, recordRange, whenUnlocked, writeUnchecked } from "./kv_codec.ts";
-import { blobKey, type GarbageKind, type Marker, markerKey, MarkerSchema } from "./kv_layout.ts";
+import { type Commit, encodeJson, recordRange, whenUnlocked, writeUnchecked } from "./codec.ts";
+import { blobKey, type GarbageKind, type Marker, markerKey, MarkerSchema } from "./layout.ts";
 
 /** Staged data older than this, still unpublished, belongs to a writer that died. */
 export const STAGED_TTL_MS = 60 * 60 * 1000;

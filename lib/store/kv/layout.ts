@@ -1,5 +1,5 @@
 /**
- * The Deno KV key layout of the store. Every value is bytes (see kv_codec.ts); records that may
+ * The Deno KV key layout of the store. Every value is bytes (see codec.ts); records that may
  * pass 64 KiB are chunked.
  *
  * | key | value |
