@@ -11,7 +11,7 @@ import { completeTask, createTask, deleteTask, startTask, updateTask } from "../
 import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { saveWork } from "../../lib/domain/work_lru.ts";
 import { createLogger } from "../../lib/log.ts";
-import { KV_LIMITS } from "../../lib/store/kv/codec.ts";
+import { KV_LIMITS } from "../../lib/store/kv/commit.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { openStore } from "../../lib/store/open_store.ts";

@@ -17,42 +17,39 @@ import { fail } from "../../domain/errors.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
 import type { TaskTree } from "../../domain/task_tree.ts";
 import type { WorkEntry } from "../../domain/work_lru.ts";
-import { chunkKeys, Commit, decodeJson, encodeJson, encodeRecord, readRecord } from "./codec.ts";
-import {
-  markerKey,
-  metaKey,
-  newName,
-  progressKey,
-  type SessionMeta,
-  SessionMetaSchema,
-  STORE_VERSION_KEY,
-} from "./layout.ts";
+import { encodeJson, encodeRecord } from "./codec.ts";
+import { Commit } from "./commit.ts";
+import { DEFAULT_LAYOUT, type KvLayout, newName, type SessionMeta } from "./layout.ts";
+import { readRecord } from "./reader.ts";
+import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
 import { KvSessions, type KvSessionStats } from "./sessions.ts";
-import { retire, retireIn, sweepAll } from "./sweeper.ts";
+import { type KvPlace, retire, retireIn, sweepAll } from "./sweeper.ts";
 import { KvWorks } from "./works.ts";
 import { Serial } from "../serial.ts";
 import type { StoreDocument, StoreState } from "../state.ts";
 import { type Store, StoreOpenError } from "../store.ts";
 
-const MAX_ATTEMPTS = 50;
-
 /** See the module doc. */
 export class KvStore implements Store {
   readonly kind = "kv" as const;
   readonly #kv: Deno.Kv;
+  readonly #layout: KvLayout;
+  readonly #place: KvPlace;
   readonly #serial = new Serial();
   readonly #sessions: KvSessions;
   readonly #works: KvWorks;
   #closed = false;
 
-  private constructor(kv: Deno.Kv) {
+  private constructor(kv: Deno.Kv, layout: KvLayout) {
     this.#kv = kv;
+    this.#layout = layout;
+    this.#place = { kv, layout };
     const defer = (job: () => Promise<void>) => {
       // Garbage left by a failed sweep is found again later; it never blocks a change.
       this.#serial.run(() => this.#closed ? Promise.resolve() : job()).catch(() => {});
     };
-    this.#sessions = new KvSessions(kv, { defer });
-    this.#works = new KvWorks(kv, { defer });
+    this.#sessions = new KvSessions(this.#place, { defer });
+    this.#works = new KvWorks(this.#place, { defer });
   }
 
   /**
@@ -68,8 +65,8 @@ export class KvStore implements Store {
         cause: error,
       });
     }
-    const store = new KvStore(kv);
-    store.#serial.run(() => store.#closed ? Promise.resolve(0) : sweepAll(kv)).catch(() => {});
+    const store = new KvStore(kv, DEFAULT_LAYOUT);
+    store.#serial.run(() => store.#closed ? Promise.resolve(0) : sweepAll(store.#place)).catch(() => {});
     return store;
   }
 
@@ -101,39 +98,28 @@ export class KvStore implements Store {
     project: string,
     fn: (current: ProgressDoc | undefined) => ProgressDoc,
   ): Promise<ProgressDoc> {
-    return this.#serial.run(async () => {
-      for (let attempt = 1;; attempt++) {
+    return this.#serial.run(() =>
+      retry(ON_CONFLICT, async () => {
         const current = await this.#readProgress(project);
         const doc = fn(current?.doc);
-        const key = progressKey(project);
-        const parts = encodeRecord(key, doc);
+        const parts = encodeRecord(this.#layout.progress(project), doc);
         const commit = new Commit()
-          .check(key, current?.versionstamp ?? null)
-          .sum(STORE_VERSION_KEY, 1n)
-          .setRecord(parts);
-        for (const stale of chunkKeys(key, parts.length, current?.chunks ?? 1)) commit.delete(stale);
-        if (await commit.commit(this.#kv)) return doc;
-        if (attempt >= MAX_ATTEMPTS) {
-          throw new Error(`Progress of "${project}" kept changing under this write; nothing was saved.`);
-        }
-      }
-    });
+          .check(this.#layout.progress(project), current?.versionstamp ?? null)
+          .sum(this.#layout.storeVersion, 1n)
+          .replaceRecord(parts, current?.chunks ?? 1);
+        return await commit.commit(this.#kv) ? doc : AGAIN;
+      }, () => new Error(`Progress of "${project}" kept changing under this write; nothing was saved.`))
+    );
   }
 
   listProjects(): Promise<string[]> {
-    return this.#serial.run(async () => {
-      const projects: string[] = [];
-      for await (const e of this.#kv.list({ prefix: ["p"] })) {
-        if (e.key.length === 2) projects.push(String(e.key[1]));
-      }
-      return projects;
-    });
+    return this.#serial.run(() => this.#projects());
   }
 
   exportDocument(): Promise<StoreDocument> {
-    return this.#serial.run(async () => {
-      for (let attempt = 1;; attempt++) {
-        const before = await this.#kv.get(STORE_VERSION_KEY);
+    return this.#serial.run(() =>
+      retry(ON_CONFLICT, async () => {
+        const before = await this.#kv.get(this.#layout.storeVersion);
         const sessions: StoreDocument["sessions"] = {};
         for (const id of await this.#sessions.list()) {
           const session = await this.#sessions.current(id);
@@ -141,28 +127,27 @@ export class KvStore implements Store {
         }
         const works = [...(await this.#works.current()).values()].map((e) => structuredClone(e));
         const progress: StoreDocument["progress"] = {};
-        for await (const e of this.#kv.list({ prefix: ["p"] })) {
-          if (e.key.length !== 2) continue;
-          const project = String(e.key[1]);
+        for (const project of await this.#projects()) {
           const stored = await this.#readProgress(project);
           if (stored) progress[project] = stored.doc;
         }
-        const after = await this.#kv.get(STORE_VERSION_KEY);
-        if (after.versionstamp === before.versionstamp) return { version: 1, sessions, works, progress };
-        if (attempt >= MAX_ATTEMPTS) throw new Error("The store kept changing during the export; try again.");
-      }
-    });
+        const after = await this.#kv.get(this.#layout.storeVersion);
+        if (after.versionstamp !== before.versionstamp) return AGAIN;
+        return { version: 1 as const, sessions, works, progress };
+      }, () => new Error("The store kept changing during the export; try again."))
+    );
   }
 
   importState(state: StoreState): Promise<void> {
     return this.#serial.run(async () => {
-      for (let attempt = 1;; attempt++) {
-        if (await this.#import(state)) break;
-        if (attempt >= MAX_ATTEMPTS) throw new Error("The store kept changing during the import; try again.");
-      }
+      await retry(
+        ON_CONFLICT,
+        async () => await this.#import(state) || AGAIN,
+        () => new Error("The store kept changing during the import; try again."),
+      );
       this.#sessions.invalidate();
       this.#works.invalidate();
-      await sweepAll(this.#kv);
+      await sweepAll(this.#place);
     });
   }
 
@@ -180,30 +165,30 @@ export class KvStore implements Store {
   }
 
   async #import(state: StoreState): Promise<boolean> {
-    const version = await this.#kv.get(STORE_VERSION_KEY);
-    const existing = new Map<string, SessionMeta>();
-    for await (const e of this.#kv.list<Uint8Array>({ prefix: ["m"] })) {
-      existing.set(String(e.key[1]), SessionMetaSchema.parse(decodeJson(e.value)));
-    }
+    const layout = this.#layout;
+    const version = await this.#kv.get(layout.storeVersion);
+    const existing = await this.#sessions.metas();
     await this.#works.current();
-    const commit = new Commit().check(STORE_VERSION_KEY, version.versionstamp).sum(STORE_VERSION_KEY, 1n);
+    const commit = new Commit().check(layout.storeVersion, version.versionstamp).sum(layout.storeVersion, 1n);
     for (const [id, meta] of existing) {
       if (state.sessions.has(id)) continue;
-      commit.delete(metaKey(id));
-      retireIn(commit, "g", meta.gen);
+      commit.delete(layout.meta(id));
+      retireIn(layout, commit, "g", meta.gen);
     }
     const gens = new Map<string, string>();
     for (const id of state.sessions.keys()) {
       const gen = newName();
       gens.set(id, gen);
       const old = existing.get(id);
-      commit.set(metaKey(id), encodeJson({ gen, seq: (old?.seq ?? 0) + 1 } satisfies SessionMeta));
-      commit.delete(markerKey("g", gen));
-      if (old) retireIn(commit, "g", old.gen);
+      commit.set(layout.meta(id), encodeJson({ gen, seq: (old?.seq ?? 0) + 1 } satisfies SessionMeta));
+      commit.delete(layout.marker("g", gen));
+      if (old) retireIn(layout, commit, "g", old.gen);
     }
     const { blobs } = this.#works.planImport(commit, [...state.works.values()]);
-    for await (const e of this.#kv.list({ prefix: ["p"] })) commit.delete(e.key);
-    for (const [project, doc] of state.progress) commit.setRecord(encodeRecord(progressKey(project), doc));
+    for await (const e of this.#kv.list(layout.progresses())) commit.delete(e.key);
+    for (const [project, doc] of state.progress) {
+      commit.setRecord(encodeRecord(layout.progress(project), doc));
+    }
     if (!commit.fits()) {
       fail(
         "LIMIT_EXCEEDED",
@@ -213,16 +198,26 @@ export class KvStore implements Store {
     for (const [id, tree] of state.sessions) await this.#sessions.stage(tree, gens.get(id));
     for (const [blob, tasks] of blobs) await this.#works.stageBlob(blob, tasks);
     if (await commit.commit(this.#kv)) return true;
-    for (const gen of gens.values()) await retire(this.#kv, "g", gen);
-    for (const [blob] of blobs) await retire(this.#kv, "b", blob);
-    await sweepAll(this.#kv);
+    for (const gen of gens.values()) await retire(this.#place, "g", gen);
+    for (const [blob] of blobs) await retire(this.#place, "b", blob);
+    await sweepAll(this.#place);
     return false;
+  }
+
+  /** The projects that have a progress document. */
+  async #projects(): Promise<string[]> {
+    const projects: string[] = [];
+    for await (const e of this.#kv.list(this.#layout.progresses())) {
+      const project = this.#layout.projectOf(e.key);
+      if (project !== undefined) projects.push(project);
+    }
+    return projects;
   }
 
   async #readProgress(
     project: string,
   ): Promise<{ doc: ProgressDoc; versionstamp: string; chunks: number } | undefined> {
-    const stored = await readRecord(this.#kv, progressKey(project));
+    const stored = await readRecord(this.#kv, this.#layout.progress(project));
     if (!stored) return undefined;
     const parsed = ProgressDocSchema.safeParse(stored.value);
     if (!parsed.success) {

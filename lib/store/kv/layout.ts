@@ -1,5 +1,6 @@
 /**
- * The Deno KV key layout of the store. Every value is bytes (see codec.ts); records that may
+ * The Deno KV key layout of the store: every key the store reads, writes or lists is built here, and
+ * every key it gets back is taken apart here. Every value is bytes (see codec.ts); records that may
  * pass 64 KiB are chunked.
  *
  * | key | value |
@@ -15,56 +16,208 @@
  * | `["v"]` | store-wide change counter, bumped by every change (export and import check it) |
  * | `["gc", "g" or "b", id]` | a generation or blob to delete: retired, or staged and not yet live |
  *
+ * A record's chunks sit at `[...key, 1]`, `[...key, 2]`, …, which Deno KV orders right after the key.
+ *
  * A generation (`gen`) is a random name for one copy of a session's tasks: small changes edit it in
  * place, a change too big for one commit writes a new one and flips the meta to it.
+ *
+ * A {@link KvLayout} puts all of these under one prefix; the {@link DEFAULT_LAYOUT} has none (the
+ * keys above, as existing databases hold them).
  */
 import { z } from "zod";
 
 /** Change-log entries kept per generation; a reader further behind reloads the whole session. */
 export const LOG_KEEP = 64;
 
-/** A session's meta key. */
-export function metaKey(sessionId: string): Deno.KvKey {
-  return ["m", sessionId];
-}
-
-/** A task record's key (`""`: the root record). */
-export function taskKey(gen: string, id: string): Deno.KvKey {
-  return ["t", gen, id];
-}
-
-/** A change-log entry's key. */
-export function logKey(gen: string, seq: number): Deno.KvKey {
-  return ["l", gen, seq];
-}
-
-/** A work entry's key. */
-export function workKey(workId: string): Deno.KvKey {
-  return ["w", workId];
-}
-
-/** A work snapshot's key. */
-export function blobKey(blobId: string): Deno.KvKey {
-  return ["b", blobId];
-}
-
-/** A progress document's key. */
-export function progressKey(project: string): Deno.KvKey {
-  return ["p", project];
-}
-
-/** The works version key. */
-export const WORKS_VERSION_KEY: Deno.KvKey = ["wv"];
-/** The store-wide change counter. */
-export const STORE_VERSION_KEY: Deno.KvKey = ["v"];
-
 /** Kinds of garbage: a task generation or a work snapshot blob. */
 export type GarbageKind = "g" | "b";
 
-/** A garbage marker's key. */
-export function markerKey(kind: GarbageKind, id: string): Deno.KvKey {
-  return ["gc", kind, id];
+/** The largest key part used for the end of a chunk range. */
+const LAST = Number.MAX_SAFE_INTEGER;
+
+/** The key of a record's chunk `index` (`0`: the record's own key). */
+export function chunkKey(key: Deno.KvKey, index: number): Deno.KvKey {
+  return index === 0 ? key : [...key, index];
 }
+
+/** The keys of a record's chunks past the first, from `from` up to (not including) `to`. */
+export function chunkKeys(key: Deno.KvKey, from: number, to: number): Deno.KvKey[] {
+  const keys: Deno.KvKey[] = [];
+  for (let i = Math.max(1, from); i < to; i++) keys.push([...key, i]);
+  return keys;
+}
+
+/** Every key of a record stored in `count` chunks: its own, then its chunks'. */
+export function recordKeys(key: Deno.KvKey, count: number): Deno.KvKey[] {
+  return [key, ...chunkKeys(key, 1, count)];
+}
+
+/** A selector for a record's key and all its chunk keys. */
+export function recordRange(key: Deno.KvKey): Deno.KvListSelector {
+  return { start: key, end: [...key, LAST] };
+}
+
+/**
+ * Which chunk of the record at `key` the listed key `listed` is: `0` the record's own key, `n` its
+ * chunk n, `-1` a key right under it that is no chunk; undefined when `listed` is not under `key`.
+ */
+export function chunkIndex(key: Deno.KvKey, listed: Deno.KvKey): number | undefined {
+  if (listed.length !== key.length && listed.length !== key.length + 1) return undefined;
+  for (let i = 0; i < key.length; i++) if (listed[i] !== key[i]) return undefined;
+  if (listed.length === key.length) return 0;
+  const index = listed[key.length];
+  return typeof index === "number" ? index : -1;
+}
+
+/** Every key of the store, under one prefix. */
+export class KvLayout {
+  readonly #prefix: readonly Deno.KvKeyPart[];
+  /** The works version key. */
+  readonly worksVersion: Deno.KvKey;
+  /** The store-wide change counter. */
+  readonly storeVersion: Deno.KvKey;
+
+  /** A layout whose keys all start with `prefix` (none: {@link DEFAULT_LAYOUT}'s keys). */
+  constructor(prefix: readonly Deno.KvKeyPart[] = []) {
+    this.#prefix = [...prefix];
+    this.worksVersion = this.#key("wv");
+    this.storeVersion = this.#key("v");
+  }
+
+  /** A session's meta key. */
+  meta(sessionId: string): Deno.KvKey {
+    return this.#key("m", sessionId);
+  }
+
+  /** Every session meta. */
+  metas(): Deno.KvListSelector {
+    return { prefix: this.#key("m") };
+  }
+
+  /** The session id of a key listed by {@link metas}. */
+  sessionOf(metaKey: Deno.KvKey): string {
+    return String(this.#part(metaKey, 1));
+  }
+
+  /** A task record's key (`""`: the root record). */
+  task(gen: string, id: string): Deno.KvKey {
+    return this.#key("t", gen, id);
+  }
+
+  /** The length of a task record's key (its chunks' keys are one longer). */
+  get taskKeyLength(): number {
+    return this.#prefix.length + 3;
+  }
+
+  /** Every task record (and chunk) of a generation. */
+  tasks(gen: string): Deno.KvListSelector {
+    return { prefix: this.#key("t", gen) };
+  }
+
+  /** A task key taken apart: its generation, task id and chunk index (`0`: the record's own key). */
+  taskOf(key: Deno.KvKey): { gen: string; id: string; chunk: number } {
+    return {
+      gen: String(this.#part(key, 1)),
+      id: String(this.#part(key, 2)),
+      chunk: key.length > this.taskKeyLength ? Number(this.#part(key, 3)) : 0,
+    };
+  }
+
+  /** A change-log entry's key. */
+  log(gen: string, seq: number): Deno.KvKey {
+    return this.#key("l", gen, seq);
+  }
+
+  /** The change-log entries of a generation from `from` up to (not including) `to`. */
+  logRange(gen: string, from: number, to: number): Deno.KvListSelector {
+    return { start: this.log(gen, from), end: this.log(gen, to) };
+  }
+
+  /** Every change-log entry of a generation. */
+  logs(gen: string): Deno.KvListSelector {
+    return { prefix: this.#key("l", gen) };
+  }
+
+  /** The change number of a key listed by {@link logRange}. */
+  seqOf(logKey: Deno.KvKey): unknown {
+    return this.#part(logKey, 2);
+  }
+
+  /** A work entry's key. */
+  work(workId: string): Deno.KvKey {
+    return this.#key("w", workId);
+  }
+
+  /** The length of a work entry's key (its chunks' keys are one longer). */
+  get workKeyLength(): number {
+    return this.#prefix.length + 2;
+  }
+
+  /** Every work entry (and chunk). */
+  works(): Deno.KvListSelector {
+    return { prefix: this.#key("w") };
+  }
+
+  /** The work id of a key listed by {@link works}. */
+  workOf(key: Deno.KvKey): string {
+    return String(this.#part(key, 1));
+  }
+
+  /** A work snapshot's key. */
+  blob(blobId: string): Deno.KvKey {
+    return this.#key("b", blobId);
+  }
+
+  /** A progress document's key. */
+  progress(project: string): Deno.KvKey {
+    return this.#key("p", project);
+  }
+
+  /** Every progress document (and chunk). */
+  progresses(): Deno.KvListSelector {
+    return { prefix: this.#key("p") };
+  }
+
+  /** The project of a key listed by {@link progresses}; undefined for a chunk's key. */
+  projectOf(key: Deno.KvKey): string | undefined {
+    return key.length === this.#prefix.length + 2 ? String(this.#part(key, 1)) : undefined;
+  }
+
+  /** A garbage marker's key. */
+  marker(kind: GarbageKind, id: string): Deno.KvKey {
+    return this.#key("gc", kind, id);
+  }
+
+  /** Every garbage marker. */
+  markers(): Deno.KvListSelector {
+    return { prefix: this.#key("gc") };
+  }
+
+  /** A key listed by {@link markers} taken apart; undefined when it names no known kind. */
+  markerOf(key: Deno.KvKey): { kind: GarbageKind; id: string } | undefined {
+    const kind = this.#part(key, 1);
+    const id = this.#part(key, 2);
+    if ((kind !== "g" && kind !== "b") || typeof id !== "string") return undefined;
+    return { kind, id };
+  }
+
+  /** The keys a generation or blob owns, to sweep once its marker says so. */
+  garbage(kind: GarbageKind, id: string): Deno.KvListSelector[] {
+    return kind === "g" ? [this.tasks(id), this.logs(id)] : [recordRange(this.blob(id))];
+  }
+
+  #key(...parts: Deno.KvKeyPart[]): Deno.KvKey {
+    return this.#prefix.length === 0 ? parts : [...this.#prefix, ...parts];
+  }
+
+  /** Part `i` of a key after the prefix (`0`: the tag). */
+  #part(key: Deno.KvKey, i: number): Deno.KvKeyPart | undefined {
+    return key[this.#prefix.length + i];
+  }
+}
+
+/** The layout of today's databases: no prefix. */
+export const DEFAULT_LAYOUT: KvLayout = new KvLayout();
 
 /** A session's meta value. */
 export const SessionMetaSchema = z.object({ gen: z.string().min(1), seq: z.number().int().nonnegative() });

@@ -11,11 +11,10 @@ import { z } from "zod";
 import { DomainError } from "../../domain/errors.ts";
 import { type Task, TaskIdSchema, TaskSchema } from "../../domain/schemas.ts";
 import { TaskTree } from "../../domain/task_tree.ts";
-import { decodeRecord } from "./codec.ts";
+import { decodeRecordAs } from "./codec.ts";
 
 const TaskRecordSchema = TaskSchema.omit({ id: true, tasks: true }).extend({ tasks: z.array(TaskIdSchema) });
-/** The root record's value. */
-export const RootRecordSchema = z.object({ tasks: z.array(TaskIdSchema) });
+const RootRecordSchema = z.object({ tasks: z.array(TaskIdSchema) });
 
 /** A parsed task record: the task without its subtasks, and its child ids. */
 export interface ParsedRecord {
@@ -40,10 +39,15 @@ export function recordOf(tree: TaskTree, id: string): unknown {
 
 /** Parses a task record's chunks; undefined when malformed. */
 export function parseRecord(parts: Uint8Array[], id: string): ParsedRecord | undefined {
-  const parsed = TaskRecordSchema.safeParse(decodeRecord(parts));
-  if (!parsed.success) return undefined;
-  const { tasks: childIds, ...fields } = parsed.data;
+  const parsed = decodeRecordAs(TaskRecordSchema, parts);
+  if (!parsed) return undefined;
+  const { tasks: childIds, ...fields } = parsed;
   return { task: { id, ...fields, tasks: [] }, childIds };
+}
+
+/** Parses the root record's chunks: the root ids in order; undefined when malformed. */
+export function parseRoot(parts: Uint8Array[]): string[] | undefined {
+  return decodeRecordAs(RootRecordSchema, parts)?.tasks;
 }
 
 /** Parses the records of a catch-up; undefined when one is malformed. */
@@ -53,9 +57,8 @@ export function parseDelta(raw: Map<string, Uint8Array[] | null>): Delta | undef
   for (const [id, parts] of raw) {
     if (id === "") {
       if (!parts) return undefined;
-      const root = RootRecordSchema.safeParse(decodeRecord(parts));
-      if (!root.success) return undefined;
-      rootIds = root.data.tasks;
+      rootIds = parseRoot(parts);
+      if (!rootIds) return undefined;
       continue;
     }
     const record = parts ? parseRecord(parts, id) : null;

@@ -20,38 +20,24 @@
  */
 import type { Task } from "../../domain/schemas.ts";
 import { TaskTree, type TreeChanges } from "../../domain/task_tree.ts";
+import { CHUNK_BYTES, chunkCount, decodeJsonAs, encodeJson, encodeRecord } from "./codec.ts";
+import { Commit, writeUnchecked } from "./commit.ts";
 import {
-  CHUNK_BYTES,
-  chunkCount,
-  chunkKeys,
-  Commit,
-  decodeJson,
-  decodeRecord,
-  encodeJson,
-  encodeRecord,
-  groupRecords,
-  recordRange,
-  writeUnchecked,
-} from "./codec.ts";
-import {
+  type KvLayout,
   LOG_KEEP,
   LogEntrySchema,
-  logKey,
-  markerKey,
-  metaKey,
   newName,
+  recordKeys,
   type SessionMeta,
   SessionMetaSchema,
-  STORE_VERSION_KEY,
-  taskKey,
 } from "./layout.ts";
-import { applyDelta, parseDelta, parseRecord, recordOf, RootRecordSchema } from "./records.ts";
-import { markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
+import { readChunks, readRecords } from "./reader.ts";
+import { applyDelta, parseDelta, parseRecord, parseRoot, recordOf } from "./records.ts";
+import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
+import { type KvPlace, markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
 /** More changed ids than this since the cached version: reload the whole session instead. */
 const CATCH_UP_MAX = 2000;
-/** Attempts of a change that keeps meeting concurrent writers before it gives up. */
-const MAX_ATTEMPTS = 50;
 
 /** A session as this process last read or wrote it. */
 export interface CachedSession {
@@ -87,21 +73,35 @@ export interface KvSessionStats {
 /** See the module doc. Not safe for concurrent calls: the store runs them one at a time. */
 export class KvSessions {
   readonly #kv: Deno.Kv;
+  readonly #place: KvPlace;
   readonly #defer: (job: () => Promise<void>) => void;
   readonly #cache = new Map<string, CachedSession>();
   /** See {@link KvSessionStats}. */
   readonly stats: KvSessionStats = { fullLoads: 0, catchUps: 0, flips: 0, conflicts: 0 };
 
-  constructor(kv: Deno.Kv, options: KvSessionsOptions) {
-    this.#kv = kv;
+  constructor(place: KvPlace, options: KvSessionsOptions) {
+    this.#kv = place.kv;
+    this.#place = place;
     this.#defer = options.defer;
   }
 
   /** Ids of the sessions that exist. */
   async list(): Promise<string[]> {
     const ids: string[] = [];
-    for await (const e of this.#kv.list({ prefix: ["m"] })) ids.push(String(e.key[1]));
+    const { layout } = this.#place;
+    for await (const e of this.#kv.list(layout.metas())) ids.push(layout.sessionOf(e.key));
     return ids;
+  }
+
+  /** Every session's meta, by session id. */
+  async metas(): Promise<Map<string, SessionMeta>> {
+    const metas = new Map<string, SessionMeta>();
+    const { layout } = this.#place;
+    for await (const e of this.#kv.list<Uint8Array>(layout.metas())) {
+      const id = layout.sessionOf(e.key);
+      metas.set(id, parseMeta(e.value, id));
+    }
+    return metas;
   }
 
   /** Forgets every cached tree (after an import). */
@@ -111,7 +111,7 @@ export class KvSessions {
 
   /** The session as stored now, or undefined when it does not exist. */
   async current(sessionId: string): Promise<CachedSession | undefined> {
-    let entry = await this.#kv.get<Uint8Array>(metaKey(sessionId));
+    let entry = await this.#kv.get<Uint8Array>(this.#place.layout.meta(sessionId));
     for (;;) {
       if (entry.value === null) {
         this.#cache.delete(sessionId);
@@ -122,7 +122,7 @@ export class KvSessions {
       const meta = parseMeta(entry.value, sessionId);
       const delta = cached ? await this.#readDelta(cached, meta) : undefined;
       const all = delta ? undefined : await this.#readAll(meta.gen);
-      const again = await this.#kv.get<Uint8Array>(metaKey(sessionId));
+      const again = await this.#kv.get<Uint8Array>(this.#place.layout.meta(sessionId));
       if (again.versionstamp !== entry.versionstamp) {
         entry = again;
         continue;
@@ -144,7 +144,7 @@ export class KvSessions {
 
   /** Runs `fn` on the session's tree and commits what it changed; re-runs it after a conflict. */
   async update<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
-    for (let attempt = 1;; attempt++) {
+    return await retry(ON_CONFLICT, async () => {
       const session = await this.current(sessionId);
       const tree = session?.tree ?? new TaskTree();
       const { result, changes, rollback } = tree.transact(fn);
@@ -163,13 +163,11 @@ export class KvSessions {
       }
       rollback();
       this.stats.conflicts++;
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new Error(
-          `Session "${sessionId}" kept changing under this write (${attempt} attempts); nothing was changed. Try again.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
-    }
+      return AGAIN;
+    }, (attempts) =>
+      new Error(
+        `Session "${sessionId}" kept changing under this write (${attempts} attempts); nothing was changed. Try again.`,
+      ));
   }
 
   /**
@@ -179,8 +177,8 @@ export class KvSessions {
    */
   async stage(tree: TaskTree, gen = newName()): Promise<{ gen: string; chunks: Map<string, number> }> {
     const chunks = new Map<string, number>();
-    await markStaged(this.#kv, "g", gen);
-    await writeUnchecked(this.#kv, recordsOf(tree, gen, chunks));
+    await markStaged(this.#place, "g", gen);
+    await writeUnchecked(this.#kv, recordsOf(this.#place.layout, tree, gen, chunks));
     return { gen, chunks };
   }
 
@@ -190,33 +188,29 @@ export class KvSessions {
     tree: TaskTree,
     changes: TreeChanges,
   ): Promise<CachedSession | null> {
+    const { layout } = this.#place;
     const gen = session?.gen ?? newName();
     const seq = (session?.seq ?? 0) + 1;
-    const commit = new Commit()
-      .check(metaKey(sessionId), session?.versionstamp ?? null)
-      .sum(STORE_VERSION_KEY, 1n)
-      .set(metaKey(sessionId), encodeJson({ gen, seq } satisfies SessionMeta));
+    const commit = this.#metaCommit(sessionId, session, gen, seq);
     const ids = [...changes.touched];
     if (!session || changes.rootsChanged) ids.push("");
     const chunks = new Map(session?.chunks);
     for (const id of ids) {
-      const key = taskKey(gen, id);
+      const key = layout.task(gen, id);
       const parts = encodeRecord(key, recordOf(tree, id));
       if (!commit.fitsRecord(parts)) return this.#flip(sessionId, session, tree);
-      commit.setRecord(parts);
-      for (const stale of chunkKeys(key, parts.length, chunks.get(id) ?? 1)) commit.delete(stale);
+      commit.replaceRecord(parts, chunks.get(id) ?? 1);
       if (parts.length > 1) chunks.set(id, parts.length);
       else chunks.delete(id);
     }
     let log = encodeJson({ ids: [...ids, ...changes.removed] });
     if (log.length > CHUNK_BYTES) log = encodeJson({ full: true });
-    commit.set(logKey(gen, seq), log);
-    if (seq > LOG_KEEP) commit.delete(logKey(gen, seq - LOG_KEEP));
+    commit.set(layout.log(gen, seq), log);
+    if (seq > LOG_KEEP) commit.delete(layout.log(gen, seq - LOG_KEEP));
     if (!commit.fits()) return this.#flip(sessionId, session, tree);
     const leftovers: Deno.KvKey[] = [];
     for (const id of changes.removed) {
-      const key = taskKey(gen, id);
-      for (const k of [key, ...chunkKeys(key, 1, chunks.get(id) ?? 1)]) {
+      for (const k of recordKeys(layout.task(gen, id), chunks.get(id) ?? 1)) {
         if (commit.fitsDelete(k)) commit.delete(k);
         else leftovers.push(k);
       }
@@ -237,18 +231,24 @@ export class KvSessions {
     this.stats.flips++;
     const { gen, chunks } = await this.stage(tree);
     const seq = (session?.seq ?? 0) + 1;
-    const commit = new Commit()
-      .check(metaKey(sessionId), session?.versionstamp ?? null)
-      .sum(STORE_VERSION_KEY, 1n)
-      .set(metaKey(sessionId), encodeJson({ gen, seq } satisfies SessionMeta))
-      .delete(markerKey("g", gen));
-    if (session) retireIn(commit, "g", session.gen);
+    const { layout } = this.#place;
+    const commit = this.#metaCommit(sessionId, session, gen, seq).delete(layout.marker("g", gen));
+    if (session) retireIn(layout, commit, "g", session.gen);
     const done = await commit.commit(this.#kv);
     const dead = done ? session?.gen : gen;
-    if (!done) await retire(this.#kv, "g", gen);
-    if (dead) this.#defer(() => sweepOne(this.#kv, "g", dead).then(() => {}));
+    if (!done) await retire(this.#place, "g", gen);
+    if (dead) this.#defer(() => sweepOne(this.#place, "g", dead).then(() => {}));
     if (!done) return null;
     return { tree, gen, seq, versionstamp: done.versionstamp, chunks };
+  }
+
+  /** A commit that checks the session's meta and sets it to `gen` and `seq`, bumping the store version. */
+  #metaCommit(sessionId: string, session: CachedSession | undefined, gen: string, seq: number): Commit {
+    const { layout } = this.#place;
+    return new Commit()
+      .check(layout.meta(sessionId), session?.versionstamp ?? null)
+      .sum(layout.storeVersion, 1n)
+      .set(layout.meta(sessionId), encodeJson({ gen, seq } satisfies SessionMeta));
   }
 
   /** The records that other writers changed since `cached`, from the change log; undefined: read all. */
@@ -258,12 +258,13 @@ export class KvSessions {
     }
     const ids = new Set<string>();
     let expect = cached.seq + 1;
-    const range = { start: logKey(meta.gen, cached.seq + 1), end: logKey(meta.gen, meta.seq + 1) };
+    const { layout } = this.#place;
+    const range = layout.logRange(meta.gen, cached.seq + 1, meta.seq + 1);
     for await (const e of this.#kv.list<Uint8Array>(range)) {
-      if (e.key[2] !== expect++) return undefined;
-      const log = LogEntrySchema.safeParse(decodeJson(e.value));
-      if (!log.success || "full" in log.data) return undefined;
-      for (const id of log.data.ids) ids.add(id);
+      if (layout.seqOf(e.key) !== expect++) return undefined;
+      const log = decodeJsonAs(LogEntrySchema, e.value);
+      if (!log || "full" in log) return undefined;
+      for (const id of log.ids) ids.add(id);
       if (ids.size > CATCH_UP_MAX) return undefined;
     }
     if (expect !== meta.seq + 1) return undefined;
@@ -273,14 +274,14 @@ export class KvSessions {
     for (let i = 0; i < list.length; i += 10) {
       const batch = list.slice(i, i + 10);
       batches.push((async () => {
-        const entries = await this.#kv.getMany<Uint8Array[]>(batch.map((id) => taskKey(meta.gen, id)));
+        const entries = await this.#kv.getMany<Uint8Array[]>(batch.map((id) => layout.task(meta.gen, id)));
         for (const [j, e] of entries.entries()) {
           const id = batch[j]!;
           if (e.value === null) out.set(id, null);
           else if (chunkCount(e.value) === 1) out.set(id, [e.value]);
           else {
-            const record = await readRecordChunks(this.#kv, taskKey(meta.gen, id));
-            out.set(id, record);
+            const record = await readChunks(this.#kv, layout.task(meta.gen, id));
+            out.set(id, record?.complete ? record.chunks : null);
           }
         }
       })());
@@ -293,12 +294,13 @@ export class KvSessions {
   async #readAll(gen: string): Promise<{ records: RawRecords; extra: Deno.KvKey[] }> {
     const records: RawRecords = new Map();
     const extra: Deno.KvKey[] = [];
-    const entries = this.#kv.list<Uint8Array>({ prefix: ["t", gen] }, { batchSize: 1000 });
-    for await (const r of groupRecords(entries, 3)) {
+    const { layout } = this.#place;
+    const entries = this.#kv.list<Uint8Array>(layout.tasks(gen), { batchSize: 1000 });
+    for await (const r of readRecords(entries, layout.taskKeyLength)) {
       extra.push(...r.extra);
       if (r.chunks.length === 0) continue;
-      if (r.chunks.length < chunkCount(r.chunks[0]!)) extra.push(r.key);
-      else records.set(String(r.key[2]), r.chunks);
+      if (!r.complete) extra.push(r.key);
+      else records.set(layout.taskOf(r.key).id, r.chunks);
     }
     return { records, extra };
   }
@@ -322,15 +324,15 @@ export class KvSessions {
       tasks.set(id, record);
       if (parts.length > 1) chunks.set(id, parts.length);
     }
-    const root = RootRecordSchema.safeParse(decodeRecord(rootChunks));
-    if (!root.success) throw problem("its root record is malformed");
+    const rootIds = parseRoot(rootChunks);
+    if (!rootIds) throw problem("its root record is malformed");
     const resolve = (ids: string[], owner: string): Task[] =>
       ids.map((id) =>
         tasks.get(id)?.task ?? (() => {
           throw problem(`${owner} lists a missing task "${id}"`);
         })()
       );
-    const roots = resolve(root.data.tasks, "the root record");
+    const roots = resolve(rootIds, "the root record");
     const seen = new Set<string>();
     const stack = [...roots];
     while (stack.length > 0) {
@@ -343,8 +345,7 @@ export class KvSessions {
     const garbage = [...extra];
     for (const id of tasks.keys()) {
       if (!seen.has(id)) {
-        const key = taskKey(meta.gen, id);
-        garbage.push(key, ...chunkKeys(key, 1, chunks.get(id) ?? 1));
+        garbage.push(...recordKeys(this.#place.layout.task(meta.gen, id), chunks.get(id) ?? 1));
         chunks.delete(id);
       }
     }
@@ -360,10 +361,10 @@ export class KvSessions {
     for (let attempt = 0; attempt < 5 && keys.length > 0; attempt++) {
       const session = await this.current(sessionId);
       if (!session) return;
-      keys = keys.filter((key) => isGarbage(session, key));
+      keys = keys.filter((key) => isGarbage(this.#place.layout, session, key));
       let i = 0;
       for (let ok = true; ok && i < keys.length;) {
-        const commit = new Commit().check(metaKey(sessionId), session.versionstamp);
+        const commit = new Commit().check(this.#place.layout.meta(sessionId), session.versionstamp);
         const start = i;
         while (i < keys.length && commit.fitsDelete(keys[i]!)) commit.delete(keys[i++]!);
         ok = (await commit.commit(this.#kv)) !== null;
@@ -374,13 +375,12 @@ export class KvSessions {
   }
 }
 
-function isGarbage(session: CachedSession, key: Deno.KvKey): boolean {
+function isGarbage(layout: KvLayout, session: CachedSession, key: Deno.KvKey): boolean {
+  const { gen, id, chunk } = layout.taskOf(key);
   // Keys of another generation are swept with their generation.
-  if (key[1] !== session.gen) return false;
-  const id = String(key[2]);
-  if (id === "") return key.length === 4 && Number(key[3]) >= (session.chunks.get(id) ?? 1);
-  if (!session.tree.get(id)) return true;
-  return key.length === 4 && Number(key[3]) >= (session.chunks.get(id) ?? 1);
+  if (gen !== session.gen) return false;
+  if (id !== "" && !session.tree.get(id)) return true;
+  return chunk >= (session.chunks.get(id) ?? 1);
 }
 
 function changed(changes: TreeChanges): boolean {
@@ -388,27 +388,14 @@ function changed(changes: TreeChanges): boolean {
 }
 
 function parseMeta(bytes: Uint8Array, sessionId: string): SessionMeta {
-  const parsed = SessionMetaSchema.safeParse(decodeJson(bytes));
-  if (!parsed.success) throw new Error(`Deno KV session "${sessionId}" has a malformed meta record.`);
-  return parsed.data;
-}
-
-async function readRecordChunks(kv: Deno.Kv, key: Deno.KvKey): Promise<Uint8Array[] | null> {
-  const chunks: Uint8Array[] = [];
-  let count = 0;
-  for await (const e of kv.list<Uint8Array>(recordRange(key), { batchSize: 500 })) {
-    if (chunks.length === 0) {
-      if (e.key.length !== key.length) return null;
-      count = chunkCount(e.value);
-    } else if (e.key[key.length] !== chunks.length) return null;
-    chunks.push(e.value);
-    if (chunks.length === count) return chunks;
-  }
-  return null;
+  const meta = decodeJsonAs(SessionMetaSchema, bytes);
+  if (!meta) throw new Error(`Deno KV session "${sessionId}" has a malformed meta record.`);
+  return meta;
 }
 
 /** Every record of `tree` under generation `gen`, the root record first; notes multi-chunk records. */
 function* recordsOf(
+  layout: KvLayout,
   tree: TaskTree,
   gen: string,
   chunks: Map<string, number>,
@@ -416,7 +403,7 @@ function* recordsOf(
   const ids = [""];
   for (const { task } of tree.walk()) ids.push(task.id);
   for (const id of ids) {
-    const set = encodeRecord(taskKey(gen, id), recordOf(tree, id));
+    const set = encodeRecord(layout.task(gen, id), recordOf(tree, id));
     if (set.length > 1) chunks.set(id, set.length);
     yield { set };
   }

@@ -7,56 +7,62 @@
  * it. So everything unreachable is named by a marker, and sweeping a marker's keys needs no checks:
  * generation and blob names are random and never reused.
  */
-import { type Commit, encodeJson, recordRange, whenUnlocked, writeUnchecked } from "./codec.ts";
-import { blobKey, type GarbageKind, type Marker, markerKey, MarkerSchema } from "./layout.ts";
+import { decodeJsonAs, encodeJson } from "./codec.ts";
+import { type Commit, writeUnchecked } from "./commit.ts";
+import { type GarbageKind, type KvLayout, type Marker, MarkerSchema } from "./layout.ts";
+import { whenUnlocked } from "./retry.ts";
 
 /** Staged data older than this, still unpublished, belongs to a writer that died. */
 export const STAGED_TTL_MS = 60 * 60 * 1000;
 
+/** The KV and the layout whose garbage a sweeper function handles. */
+export interface KvPlace {
+  kv: Deno.Kv;
+  layout: KvLayout;
+}
+
+function marker(staged: boolean): Uint8Array {
+  return encodeJson({ at: Date.now(), staged } satisfies Marker);
+}
+
 /** Marks staged data in a commit of its own, before any of it is written. */
-export async function markStaged(kv: Deno.Kv, kind: GarbageKind, id: string): Promise<void> {
-  const marker: Marker = { at: Date.now(), staged: true };
-  await whenUnlocked(() => kv.set(markerKey(kind, id), encodeJson(marker)));
+export async function markStaged({ kv, layout }: KvPlace, kind: GarbageKind, id: string): Promise<void> {
+  await whenUnlocked(() => kv.set(layout.marker(kind, id), marker(true)));
 }
 
 /** Adds to `commit` the marker that retires a generation or blob. */
-export function retireIn(commit: Commit, kind: GarbageKind, id: string): void {
-  const marker: Marker = { at: Date.now(), staged: false };
-  commit.set(markerKey(kind, id), encodeJson(marker));
+export function retireIn(layout: KvLayout, commit: Commit, kind: GarbageKind, id: string): void {
+  commit.set(layout.marker(kind, id), marker(false));
 }
 
 /** Retires data in a commit of its own (staged data that will never be published). */
-export async function retire(kv: Deno.Kv, kind: GarbageKind, id: string): Promise<void> {
-  const marker: Marker = { at: Date.now(), staged: false };
-  await whenUnlocked(() => kv.set(markerKey(kind, id), encodeJson(marker)));
+export async function retire({ kv, layout }: KvPlace, kind: GarbageKind, id: string): Promise<void> {
+  await whenUnlocked(() => kv.set(layout.marker(kind, id), marker(false)));
 }
 
 /** Deletes the keys of one generation or blob, then its marker. */
-export async function sweepOne(kv: Deno.Kv, kind: GarbageKind, id: string): Promise<number> {
-  const selectors: Deno.KvListSelector[] = kind === "g"
-    ? [{ prefix: ["t", id] }, { prefix: ["l", id] }]
-    : [recordRange(blobKey(id))];
+export async function sweepOne({ kv, layout }: KvPlace, kind: GarbageKind, id: string): Promise<number> {
   let deleted = 0;
-  for (const selector of selectors) {
+  for (const selector of layout.garbage(kind, id)) {
     const keys: Deno.KvKey[] = [];
     for await (const e of kv.list(selector, { batchSize: 1000 })) keys.push(e.key);
     await writeUnchecked(kv, keys.map((key) => ({ delete: key })));
     deleted += keys.length;
   }
-  await whenUnlocked(() => kv.delete(markerKey(kind, id)));
+  await whenUnlocked(() => kv.delete(layout.marker(kind, id)));
   return deleted;
 }
 
 /** Sweeps every retired marker, and staged ones older than {@link STAGED_TTL_MS}. */
-export async function sweepAll(kv: Deno.Kv, now = Date.now()): Promise<number> {
+export async function sweepAll(place: KvPlace, now = Date.now()): Promise<number> {
   const due: [GarbageKind, string][] = [];
-  for await (const e of kv.list<Uint8Array>({ prefix: ["gc"] })) {
-    const [, kind, id] = e.key;
-    if ((kind !== "g" && kind !== "b") || typeof id !== "string") continue;
-    const parsed = MarkerSchema.safeParse(JSON.parse(new TextDecoder().decode(e.value)));
-    if (!parsed.success || !parsed.data.staged || now - parsed.data.at > STAGED_TTL_MS) due.push([kind, id]);
+  for await (const e of place.kv.list<Uint8Array>(place.layout.markers())) {
+    const named = place.layout.markerOf(e.key);
+    if (!named) continue;
+    const parsed = decodeJsonAs(MarkerSchema, e.value);
+    if (!parsed || !parsed.staged || now - parsed.at > STAGED_TTL_MS) due.push([named.kind, named.id]);
   }
   let deleted = 0;
-  for (const [kind, id] of due) deleted += await sweepOne(kv, kind, id);
+  for (const [kind, id] of due) deleted += await sweepOne(place, kind, id);
   return deleted;
 }

@@ -13,35 +13,18 @@ import { z } from "zod";
 import { fail } from "../../domain/errors.ts";
 import type { Task } from "../../domain/schemas.ts";
 import { type WorkEntry, WorkEntrySchema } from "../../domain/work_lru.ts";
-import {
-  chunkCount,
-  chunkKeys,
-  Commit,
-  decodeJson,
-  decodeRecord,
-  encodeJson,
-  encodeRecord,
-  groupRecords,
-  readRecord,
-  writeUnchecked,
-} from "./codec.ts";
-import {
-  blobKey,
-  markerKey,
-  newName,
-  STORE_VERSION_KEY,
-  workKey,
-  WORKS_VERSION_KEY,
-  WorksVersionSchema,
-} from "./layout.ts";
-import { markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
+import { decodeJsonAs, decodeRecordAs, encodeJson, encodeRecord } from "./codec.ts";
+import { Commit, writeUnchecked } from "./commit.ts";
+import { newName, recordKeys, WorksVersionSchema } from "./layout.ts";
+import { readRecord, readRecords } from "./reader.ts";
+import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
+import { type KvPlace, markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
 const EntryRecordSchema = WorkEntrySchema.omit({ work_tasks: true }).extend({ blob: z.string().optional() });
 type EntryRecord = z.infer<typeof EntryRecordSchema>;
 
 /** A snapshot this small goes into the entry's own commit; bigger ones are staged. */
 const INLINE_BLOB_CHUNKS = 4;
-const MAX_ATTEMPTS = 50;
 
 interface WorksCache {
   versionstamp: string | null;
@@ -67,13 +50,15 @@ export interface WorksImportPlan {
 /** See the module doc. Not safe for concurrent calls: the store runs them one at a time. */
 export class KvWorks {
   readonly #kv: Deno.Kv;
+  readonly #place: KvPlace;
   readonly #defer: (job: () => Promise<void>) => void;
   #cache: WorksCache | undefined;
   /** blobId → snapshot, for the blobs the cached entries name. */
   #snapshots = new Map<string, Task[]>();
 
-  constructor(kv: Deno.Kv, options: KvWorksOptions) {
-    this.#kv = kv;
+  constructor(place: KvPlace, options: KvWorksOptions) {
+    this.#kv = place.kv;
+    this.#place = place;
     this.#defer = options.defer;
   }
 
@@ -89,7 +74,7 @@ export class KvWorks {
 
   /** Runs `fn` on the entries and commits what it changed; re-runs it after a conflict. */
   async update<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
-    for (let attempt = 1;; attempt++) {
+    return await retry(ON_CONFLICT, async () => {
       const cache = await this.#current();
       const before = new Map([...cache.entries].map(([id, e]) => [id, { ...e }]));
       const restore = () => {
@@ -112,13 +97,11 @@ export class KvWorks {
       }
       if (committed) return result;
       restore();
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new Error(
-          `The work entries kept changing under this write (${attempt} attempts); nothing was saved.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
-    }
+      return AGAIN;
+    }, (attempts) =>
+      new Error(
+        `The work entries kept changing under this write (${attempts} attempts); nothing was saved.`,
+      ));
   }
 
   /**
@@ -126,8 +109,9 @@ export class KvWorks {
    * store version); returns the blobs to stage before committing. Call after {@link current}.
    */
   planImport(commit: Commit, entries: readonly WorkEntry[]): WorksImportPlan {
+    const { layout } = this.#place;
     const cache = this.#cache!;
-    commit.set(WORKS_VERSION_KEY, encodeJson({ seq: cache.seq + 1 }));
+    commit.set(layout.worksVersion, encodeJson({ seq: cache.seq + 1 }));
     for (const id of cache.entries.keys()) this.#deleteEntry(commit, cache, id);
     const blobs: [string, Task[]][] = [];
     for (const entry of entries) {
@@ -135,30 +119,29 @@ export class KvWorks {
       if (entry.work_tasks !== undefined) {
         blob = newName();
         blobs.push([blob, entry.work_tasks]);
-        commit.delete(markerKey("b", blob));
+        commit.delete(layout.marker("b", blob));
       }
-      commit.setRecord(encodeRecord(workKey(entry.workId), recordOf(entry, blob)));
+      commit.setRecord(encodeRecord(layout.work(entry.workId), recordOf(entry, blob)));
     }
     return { blobs };
   }
 
   /** Writes a snapshot where no reader looks yet, under a staged marker. */
   async stageBlob(blob: string, tasks: readonly Task[]): Promise<void> {
-    await markStaged(this.#kv, "b", blob);
-    await writeUnchecked(this.#kv, [{ set: encodeRecord(blobKey(blob), tasks) }]);
+    await markStaged(this.#place, "b", blob);
+    await writeUnchecked(this.#kv, [{ set: encodeRecord(this.#place.layout.blob(blob), tasks) }]);
   }
 
   async #current(): Promise<WorksCache> {
-    let version = await this.#kv.get<Uint8Array>(WORKS_VERSION_KEY);
+    const { layout } = this.#place;
+    let version = await this.#kv.get<Uint8Array>(layout.worksVersion);
     for (;;) {
       if (this.#cache && this.#cache.versionstamp === version.versionstamp) return this.#cache;
       const records: { id: string; chunks: Uint8Array[] }[] = [];
-      for await (const r of groupRecords(this.#kv.list<Uint8Array>({ prefix: ["w"] }), 2)) {
-        if (r.chunks.length > 0 && r.chunks.length >= chunkCount(r.chunks[0]!)) {
-          records.push({ id: String(r.key[1]), chunks: r.chunks });
-        }
+      for await (const r of readRecords(this.#kv.list<Uint8Array>(layout.works()), layout.workKeyLength)) {
+        if (r.complete) records.push({ id: layout.workOf(r.key), chunks: r.chunks });
       }
-      const again = await this.#kv.get<Uint8Array>(WORKS_VERSION_KEY);
+      const again = await this.#kv.get<Uint8Array>(layout.worksVersion);
       if (again.versionstamp !== version.versionstamp) {
         version = again;
         continue;
@@ -166,7 +149,7 @@ export class KvWorks {
       const cache = await this.#build(version, records);
       if (!cache) {
         // A snapshot was swept meanwhile: its entry was replaced; read again.
-        version = await this.#kv.get<Uint8Array>(WORKS_VERSION_KEY);
+        version = await this.#kv.get<Uint8Array>(layout.worksVersion);
         continue;
       }
       this.#cache = cache;
@@ -178,7 +161,7 @@ export class KvWorks {
     version: Deno.KvEntryMaybe<Uint8Array>,
     records: { id: string; chunks: Uint8Array[] }[],
   ): Promise<WorksCache | undefined> {
-    const seq = version.value === null ? 0 : WorksVersionSchema.parse(decodeJson(version.value)).seq;
+    const seq = version.value === null ? 0 : parseWorksVersion(version.value);
     const cache: WorksCache = {
       versionstamp: version.versionstamp,
       seq,
@@ -188,16 +171,14 @@ export class KvWorks {
     };
     const snapshots = new Map<string, Task[]>();
     for (const { id, chunks } of records) {
-      const parsed = EntryRecordSchema.safeParse(decodeRecord(chunks));
-      if (!parsed.success) {
-        throw new Error(`Deno KV work entry "${id}" is malformed. Restore it from an export.`);
-      }
-      const { blob, ...fields } = parsed.data;
+      const parsed = decodeRecordAs(EntryRecordSchema, chunks);
+      if (!parsed) throw new Error(`Deno KV work entry "${id}" is malformed. Restore it from an export.`);
+      const { blob, ...fields } = parsed;
       const entry: WorkEntry = fields;
       if (blob !== undefined) {
         let tasks = this.#snapshots.get(blob);
         if (!tasks) {
-          const stored = await readRecord(this.#kv, blobKey(blob));
+          const stored = await readRecord(this.#kv, this.#place.layout.blob(blob));
           if (!stored) return undefined;
           tasks = stored.value as Task[];
         }
@@ -214,10 +195,11 @@ export class KvWorks {
 
   /** Commits the difference between `before` and the cached entries; false on a conflict. */
   async #commit(cache: WorksCache, before: Map<string, WorkEntry>): Promise<boolean> {
+    const { layout } = this.#place;
     const commit = new Commit()
-      .check(WORKS_VERSION_KEY, cache.versionstamp)
-      .sum(STORE_VERSION_KEY, 1n)
-      .set(WORKS_VERSION_KEY, encodeJson({ seq: cache.seq + 1 }));
+      .check(layout.worksVersion, cache.versionstamp)
+      .sum(layout.storeVersion, 1n)
+      .set(layout.worksVersion, encodeJson({ seq: cache.seq + 1 }));
     const staged: string[] = [];
     const blobs = new Map(cache.blobs);
     const chunks = new Map(cache.chunks);
@@ -231,25 +213,23 @@ export class KvWorks {
       let blob = previous && previous.work_tasks === entry.work_tasks ? oldBlob : undefined;
       if (entry.work_tasks !== undefined && blob === undefined) {
         blob = newName();
-        const parts = encodeRecord(blobKey(blob), entry.work_tasks);
+        const parts = encodeRecord(layout.blob(blob), entry.work_tasks);
         if (parts.length <= INLINE_BLOB_CHUNKS && commit.fitsRecord(parts)) commit.setRecord(parts);
         else {
           await this.stageBlob(blob, entry.work_tasks);
           staged.push(blob);
-          commit.delete(markerKey("b", blob));
+          commit.delete(layout.marker("b", blob));
         }
         this.#snapshots.set(blob, entry.work_tasks);
       }
       if (oldBlob !== undefined && oldBlob !== blob) {
-        retireIn(commit, "b", oldBlob);
+        retireIn(layout, commit, "b", oldBlob);
         retired.push(oldBlob);
       }
       if (blob === undefined) blobs.delete(id);
       else blobs.set(id, blob);
-      const key = workKey(id);
-      const parts = encodeRecord(key, recordOf(entry, blob));
-      commit.setRecord(parts);
-      for (const stale of chunkKeys(key, parts.length, chunks.get(id) ?? 1)) commit.delete(stale);
+      const parts = encodeRecord(layout.work(id), recordOf(entry, blob));
+      commit.replaceRecord(parts, chunks.get(id) ?? 1);
       if (parts.length > 1) chunks.set(id, parts.length);
       else chunks.delete(id);
     }
@@ -264,8 +244,8 @@ export class KvWorks {
     if (!any) return true;
     const abandon = async () => {
       for (const blob of staged) {
-        await retire(this.#kv, "b", blob);
-        this.#defer(() => sweepOne(this.#kv, "b", blob).then(() => {}));
+        await retire(this.#place, "b", blob);
+        this.#defer(() => sweepOne(this.#place, "b", blob).then(() => {}));
       }
     };
     if (!commit.fits()) {
@@ -286,20 +266,24 @@ export class KvWorks {
     cache.chunks = chunks;
     for (const blob of retired) {
       this.#snapshots.delete(blob);
-      this.#defer(() => sweepOne(this.#kv, "b", blob).then(() => {}));
+      this.#defer(() => sweepOne(this.#place, "b", blob).then(() => {}));
     }
     return true;
   }
 
   /** Adds an entry's deletion (and its blob's retirement) to `commit`; returns the blob. */
   #deleteEntry(commit: Commit, cache: WorksCache, id: string): string | undefined {
-    const key = workKey(id);
-    commit.delete(key);
-    for (const stale of chunkKeys(key, 1, cache.chunks.get(id) ?? 1)) commit.delete(stale);
+    for (const key of recordKeys(this.#place.layout.work(id), cache.chunks.get(id) ?? 1)) commit.delete(key);
     const blob = cache.blobs.get(id);
-    if (blob !== undefined) retireIn(commit, "b", blob);
+    if (blob !== undefined) retireIn(this.#place.layout, commit, "b", blob);
     return blob;
   }
+}
+
+function parseWorksVersion(bytes: Uint8Array): number {
+  const version = decodeJsonAs(WorksVersionSchema, bytes);
+  if (!version) throw new Error("Deno KV works version is malformed. Restore it from an export.");
+  return version.seq;
 }
 
 function recordOf(entry: WorkEntry, blob: string | undefined): EntryRecord {
