@@ -2,11 +2,12 @@
  * The Deno KV store (`KV_PATH`; on Deno Deploy the default KV): sessions, work entries and progress
  * documents as many small keys, safe for any number of processes on one KV.
  *
- * The key layout is in layout.ts, trees and the atomicity of their changes in sessions.ts,
- * works in works.ts, garbage in sweeper.ts. Every change is one atomic commit guarded by a
- * versionstamp check and retried on conflict; the reply waits for the commit. Deno KV's limits
- * (checked on Deno 2.9.6): a value ≤ 64 KiB, per commit ≤ 1000 mutations, ≤ 100 checks, ≤ 800 KiB
- * of keys and values, ≤ 80 KiB of set keys.
+ * The key layout is in layout.ts, trees and the atomicity of their changes in sessions.ts (their
+ * records in records.ts), works in works.ts, garbage in sweeper.ts; values become bytes in codec.ts
+ * and are read back by reader.ts; commits are built in commit.ts and retried by retry.ts. Every
+ * change is one atomic commit guarded by a versionstamp check and retried on conflict; the reply
+ * waits for the commit. Deno KV's limits (checked on Deno 2.9.6): a value ≤ 64 KiB, per commit
+ * ≤ 1000 mutations, ≤ 100 checks, ≤ 800 KiB of keys and values, ≤ 80 KiB of set keys.
  *
  * An import replaces everything in one commit that checks the store-wide counter `["v"]`: trees and
  * snapshots are staged first, then that commit publishes them (it holds the metas, entries and

@@ -90,7 +90,7 @@ export class KvLayout {
   }
 
   /** Every session meta. */
-  metas(): Deno.KvListSelector {
+  metas(): { prefix: Deno.KvKey } {
     return { prefix: this.#key("m") };
   }
 
@@ -110,7 +110,7 @@ export class KvLayout {
   }
 
   /** Every task record (and chunk) of a generation. */
-  tasks(gen: string): Deno.KvListSelector {
+  tasks(gen: string): { prefix: Deno.KvKey } {
     return { prefix: this.#key("t", gen) };
   }
 
@@ -134,7 +134,7 @@ export class KvLayout {
   }
 
   /** Every change-log entry of a generation. */
-  logs(gen: string): Deno.KvListSelector {
+  logs(gen: string): { prefix: Deno.KvKey } {
     return { prefix: this.#key("l", gen) };
   }
 
@@ -154,7 +154,7 @@ export class KvLayout {
   }
 
   /** Every work entry (and chunk). */
-  works(): Deno.KvListSelector {
+  works(): { prefix: Deno.KvKey } {
     return { prefix: this.#key("w") };
   }
 
@@ -174,7 +174,7 @@ export class KvLayout {
   }
 
   /** Every progress document (and chunk). */
-  progresses(): Deno.KvListSelector {
+  progresses(): { prefix: Deno.KvKey } {
     return { prefix: this.#key("p") };
   }
 
@@ -189,7 +189,7 @@ export class KvLayout {
   }
 
   /** Every garbage marker. */
-  markers(): Deno.KvListSelector {
+  markers(): { prefix: Deno.KvKey } {
     return { prefix: this.#key("gc") };
   }
 
