@@ -33,9 +33,11 @@ import {
 } from "./layout.ts";
 import { readChunks, readRecords } from "./reader.ts";
 import { applyDelta, parseDelta, parseRecord, parseRoot, recordOf } from "./records.ts";
-import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
+import { AGAIN, ON_CONFLICT, retry, type RetryPolicy } from "./retry.ts";
 import { type KvPlace, markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
+/** A sweep of unreachable keys: a few rounds, then left to a later one (it fails harmlessly). */
+const SWEEP: RetryPolicy = { attempts: 5, pauseMs: () => 0 };
 /** More changed ids than this since the cached version: reload the whole session instead. */
 const CATCH_UP_MAX = 2000;
 
@@ -358,7 +360,8 @@ export class KvSessions {
    * key is deleted only while the version at which it was judged unreachable is still current.
    */
   async #sweepUnreachable(sessionId: string, keys: Deno.KvKey[]): Promise<void> {
-    for (let attempt = 0; attempt < 5 && keys.length > 0; attempt++) {
+    if (keys.length === 0) return;
+    await retry(SWEEP, async () => {
       const session = await this.current(sessionId);
       if (!session) return;
       keys = keys.filter((key) => isGarbage(this.#place.layout, session, key));
@@ -371,7 +374,8 @@ export class KvSessions {
         if (!ok) i = start;
       }
       keys = keys.slice(i);
-    }
+      return keys.length === 0 ? undefined : AGAIN;
+    }, () => new Error(`Session "${sessionId}" kept changing during a sweep; its garbage is swept later.`));
   }
 }
 
