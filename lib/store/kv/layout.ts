@@ -219,6 +219,12 @@ export class KvLayout {
 /** The layout of today's databases: no prefix. */
 export const DEFAULT_LAYOUT: KvLayout = new KvLayout();
 
+/** A KV and the layout of the store in it. */
+export interface KvPlace {
+  kv: Deno.Kv;
+  layout: KvLayout;
+}
+
 /** A session's meta value. */
 export const SessionMetaSchema = z.object({ gen: z.string().min(1), seq: z.number().int().nonnegative() });
 /** See {@link SessionMetaSchema}. */

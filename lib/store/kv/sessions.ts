@@ -24,6 +24,7 @@ import { CHUNK_BYTES, chunkCount, decodeJsonAs, encodeJson, encodeRecord } from 
 import { Commit, writeUnchecked } from "./commit.ts";
 import {
   type KvLayout,
+  type KvPlace,
   LOG_KEEP,
   LogEntrySchema,
   newName,
@@ -34,7 +35,7 @@ import {
 import { readChunks, readRecords } from "./reader.ts";
 import { applyDelta, parseDelta, parseRecord, parseRoot, recordOf } from "./records.ts";
 import { AGAIN, ON_CONFLICT, retry, type RetryPolicy } from "./retry.ts";
-import { type KvPlace, markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
+import { markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
 /** A sweep of unreachable keys: a few rounds, then left to a later one (it fails harmlessly). */
 const SWEEP: RetryPolicy = { attempts: 5, pauseMs: () => 0 };

@@ -9,17 +9,11 @@
  */
 import { decodeJsonAs, encodeJson } from "./codec.ts";
 import { type Commit, writeUnchecked } from "./commit.ts";
-import { type GarbageKind, type KvLayout, type Marker, MarkerSchema } from "./layout.ts";
+import { type GarbageKind, type KvLayout, type KvPlace, type Marker, MarkerSchema } from "./layout.ts";
 import { whenUnlocked } from "./retry.ts";
 
 /** Staged data older than this, still unpublished, belongs to a writer that died. */
 export const STAGED_TTL_MS = 60 * 60 * 1000;
-
-/** The KV and the layout whose garbage a sweeper function handles. */
-export interface KvPlace {
-  kv: Deno.Kv;
-  layout: KvLayout;
-}
 
 function marker(staged: boolean): Uint8Array {
   return encodeJson({ at: Date.now(), staged } satisfies Marker);

@@ -15,10 +15,10 @@ import type { Task } from "../../domain/schemas.ts";
 import { type WorkEntry, WorkEntrySchema } from "../../domain/work_lru.ts";
 import { decodeJsonAs, decodeRecordAs, encodeJson, encodeRecord } from "./codec.ts";
 import { Commit, writeUnchecked } from "./commit.ts";
-import { newName, recordKeys, WorksVersionSchema } from "./layout.ts";
+import { type KvPlace, newName, recordKeys, WorksVersionSchema } from "./layout.ts";
 import { readRecord, readRecords } from "./reader.ts";
 import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
-import { type KvPlace, markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
+import { markStaged, retire, retireIn, sweepOne } from "./sweeper.ts";
 
 const EntryRecordSchema = WorkEntrySchema.omit({ work_tasks: true }).extend({ blob: z.string().optional() });
 type EntryRecord = z.infer<typeof EntryRecordSchema>;
