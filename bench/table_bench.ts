@@ -4,7 +4,7 @@
  *
  *   deno bench bench/table_bench.ts
  */
-import { progressSummary } from "../lib/domain/progress_table.ts";
+import { taskTable } from "../lib/domain/task_table.ts";
 import { completeTask, createTask, nextTask, startTask } from "../lib/domain/task_ops.ts";
 import { TaskTree } from "../lib/domain/task_tree.ts";
 
@@ -31,9 +31,9 @@ const small = plan(1, 10);
 const big = plan(100, 110);
 
 Deno.bench(`progress table, ${small.tree.size} tasks`, { group: "table", baseline: true }, () => {
-  progressSummary(small.tree, { focus: small.focus });
+  taskTable(small.tree, { focus: small.focus });
 });
 
 Deno.bench(`progress table, ${big.tree.size} tasks`, { group: "table" }, () => {
-  progressSummary(big.tree, { focus: big.focus });
+  taskTable(big.tree, { focus: big.focus });
 });

@@ -10,6 +10,20 @@ export const TOOL_GROUPS = ["tasks", "checklist", "works", "progress"] as const;
 /** One of {@link TOOL_GROUPS}. */
 export type ToolGroup = typeof TOOL_GROUPS[number];
 
+/**
+ * The defaults of the settings that have one (README "Configuration"); every user reads them here.
+ */
+export const DEFAULTS = {
+  port: 8585,
+  host: "127.0.0.1",
+  /** Capacity of the work-info cache (R4.1). */
+  workCacheSize: 10,
+  /** Most live HTTP MCP connections. */
+  maxSessions: 100,
+  /** Minutes before an idle HTTP MCP connection is closed. */
+  sessionIdleMinutes: 30,
+} as const;
+
 const list = z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean));
 const flag = z.enum(["1", "0", "true", "false", "yes", "no", ""]).transform((s) =>
   ["1", "true", "yes"].includes(s)
@@ -19,9 +33,9 @@ const ConfigSchema = z.object({
   transport: z.enum(["http", "stdio"]),
   filePath: z.string().min(1).optional(),
   kvPath: z.string().min(1).optional(),
-  port: z.coerce.number().int().min(0).max(65535).default(8585),
-  host: z.string().min(1).default("127.0.0.1"),
-  workCacheSize: z.coerce.number().int().min(1).max(1000).default(10),
+  port: z.coerce.number().int().min(0).max(65535).default(DEFAULTS.port),
+  host: z.string().min(1).default(DEFAULTS.host),
+  workCacheSize: z.coerce.number().int().min(1).max(1000).default(DEFAULTS.workCacheSize),
   authToken: z.string().min(1).optional(),
   allowedHosts: list.optional(),
   allowedOrigins: list.optional(),
@@ -29,8 +43,8 @@ const ConfigSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).default("info"),
   stateless: flag.default(false),
   allowUnauthenticatedRemote: flag.default(false),
-  maxSessions: z.coerce.number().int().min(1).max(10_000).default(100),
-  sessionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(30),
+  maxSessions: z.coerce.number().int().min(1).max(10_000).default(DEFAULTS.maxSessions),
+  sessionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.sessionIdleMinutes),
 });
 
 /** The parsed configuration. */

@@ -1,71 +1,42 @@
 /**
  * The original Checklist MCP Server's operations over the same tree: replace the children at a
- * path, mark tasks done, draw the tree as text. The tree's invariants still hold after each.
+ * path, mark tasks done (the text drawing is `tree_text.ts`). Statuses, settling and walks are the
+ * tree's own (`task_tree.ts`); the tree's invariants still hold after each operation.
  */
+import { z } from "zod";
 import { fail } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
-import type { Task, TaskStatus } from "./schemas.ts";
-import { heightOf, type TaskTree } from "./task_tree.ts";
+import { NameSchema, type Task, TaskIdSchema } from "./schemas.ts";
+import {
+  countTasks,
+  derivedStatus,
+  heightOf,
+  settleAfterRemoval,
+  subtree,
+  type TaskTree,
+} from "./task_tree.ts";
 
 /** One task as the checklist tools send it: `taskId` is the id, `description` the name. */
-export interface ChecklistItem {
-  taskId: string;
-  description: string;
-  status?: "TODO" | "DONE" | undefined;
-  children?: ChecklistItem[] | undefined;
-}
+export const ChecklistItemSchema = z.object({
+  taskId: TaskIdSchema.describe("Task id"),
+  description: NameSchema.describe("Task text"),
+  status: z.enum(["TODO", "DONE", "todo", "done"]).transform((s) => s.toUpperCase() as "TODO" | "DONE")
+    .optional().describe("Default: kept for an existing task, TODO for a new one"),
+  get children(): z.ZodOptional<z.ZodArray<typeof ChecklistItemSchema>> {
+    return z.array(ChecklistItemSchema).optional().describe("Subtasks; omit to keep an existing task's");
+  },
+});
+/** See {@link ChecklistItemSchema}; `status` is upper case once parsed. */
+export type ChecklistItem = z.output<typeof ChecklistItemSchema>;
 
-/** The mark drawn before a task of each status. */
-export const MARKS: Readonly<Record<TaskStatus, string>> = { done: "✓", todo: "○", in_progress: "◐" };
-
-/** Options of {@link renderTree}. */
-export interface RenderTreeOptions {
-  /** Most lines drawn; the tasks past them are counted on one closing line. */
-  maxLines?: number;
-  /** Size of a subtree, itself included; pass `tree.subtreeSize` to count hidden tasks in O(1). */
-  sizeOf?: (task: Task) => number;
-}
-
-/** Draws tasks as a text tree, one `├── ✓ id: name` line per task, at most `maxLines` lines. */
-export function renderTree(roots: readonly Task[], options: RenderTreeOptions = {}): string {
-  const maxLines = options.maxLines ?? LIMITS.treeTextLines;
-  const sizeOf = options.sizeOf ?? ((task: Task) => countTasks([task]));
-  if (roots.length === 0) return "(no tasks)";
-  const lines: string[] = [];
-  let hidden = 0;
-  const draw = (list: readonly Task[], prefix: string) => {
-    list.forEach((task, i) => {
-      if (lines.length >= maxLines) {
-        hidden += sizeOf(task);
-        return;
-      }
-      const last = i === list.length - 1;
-      lines.push(`${prefix}${last ? "└── " : "├── "}${MARKS[task.status]} ${task.id}: ${oneLine(task.name)}`);
-      draw(task.tasks, prefix + (last ? "    " : "│   "));
-    });
-  };
-  draw(roots, "");
-  if (hidden > 0) {
-    lines.push(`… ${hidden} more tasks not shown (call get_all_tasks on a smaller session, or getTask)`);
-  }
-  return lines.join("\n");
-}
-
-/** Draws a session's whole tree; hidden tasks past the line cap are counted from the tree's index. */
-export function renderSession(tree: TaskTree | undefined): string {
-  return tree ? renderTree(tree.roots, { sizeOf: (task) => tree.subtreeSize(task) }) : renderTree([]);
-}
-
-/** Number of tasks in `roots` and all their subtasks (for plain task lists such as snapshots). */
-export function countTasks(roots: readonly Task[]): number {
-  let n = 0;
-  for (const task of roots) n += 1 + countTasks(task.tasks);
-  return n;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\r?\n\s*/g, " ");
-}
+/** Why one id of {@link markDone} was not marked. */
+export const MarkFailureSchema = z.object({
+  taskId: z.string(),
+  code: z.enum(["NOT_FOUND", "UNFINISHED_SUBTASKS"]),
+  reason: z.string(),
+});
+/** See {@link MarkFailureSchema}. */
+export type MarkFailure = z.infer<typeof MarkFailureSchema>;
 
 /** The parent a checklist `path` names: undefined for `/`, else the task at `/a/b/`. */
 export function resolvePath(tree: TaskTree, path: string): Task | undefined {
@@ -151,8 +122,8 @@ export function updateTasks(
     if (item.children) {
       task.tasks = item.children.map(build);
     } else if (existing) {
-      for (const kept of walkTasks(existing.tasks)) {
-        if (listed.has(kept.id)) {
+      for (const { task: kept } of subtree(existing)) {
+        if (kept !== existing && listed.has(kept.id)) {
           fail(
             "INVALID_INPUT",
             `taskId "${kept.id}" is listed, but it is also inside "${existing.id}", whose children this call keeps. Give "${existing.id}" its children explicitly.`,
@@ -162,11 +133,7 @@ export function updateTasks(
       task.tasks = existing.tasks;
     }
     if (task.tasks.length > 0) {
-      const derived = task.tasks.every((t) => t.status === "done")
-        ? "done"
-        : task.tasks.some((t) => t.status === "in_progress")
-        ? "in_progress"
-        : "todo";
+      const derived = derivedStatus(task);
       if (item.status === "DONE" && derived !== "done") {
         fail(
           "UNFINISHED_SUBTASKS",
@@ -216,31 +183,6 @@ export function updateTasks(
     tree.settleFrom(tree.parentOf(leaf));
   }
   return { updated: listed.size, notes };
-}
-
-/** Re-derives `parent` and its ancestors after subtasks left it; one left without any waits as todo. */
-function settleAfterRemoval(tree: TaskTree, parent: Task | undefined): void {
-  if (parent && parent.tasks.length === 0) {
-    // Now a leaf: it was in progress only through its subtasks, so it waits to be started.
-    if (parent.status === "in_progress") tree.setStatus(parent, "todo");
-    tree.settleFrom(tree.parentOf(parent));
-  } else {
-    tree.settleFrom(parent);
-  }
-}
-
-function* walkTasks(list: readonly Task[]): Generator<Task> {
-  for (const task of list) {
-    yield task;
-    yield* walkTasks(task.tasks);
-  }
-}
-
-/** The outcome for one id of {@link markDone}. */
-export interface MarkFailure {
-  taskId: string;
-  code: "NOT_FOUND" | "UNFINISHED_SUBTASKS";
-  reason: string;
 }
 
 /**

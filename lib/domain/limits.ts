@@ -18,4 +18,14 @@ export const LIMITS = {
   tasksPerSession: 100_000,
   tableRows: 25,
   treeTextLines: 400,
+  /** A project name (one progress document each). */
+  projectLength: 200,
+  /** A progress document, in characters of JSON text (one Deno KV value). */
+  progressContentLength: 32_000,
+  workDescriptionLength: 200,
+  workSummaryLength: 20_000,
+  /** A work entry's task snapshot, in characters of JSON: a bigger session is refused, not cut. */
+  workSnapshotLength: 50_000,
+  /** An HTTP request body, in bytes. */
+  bodyBytes: 1024 * 1024,
 } as const;

@@ -7,15 +7,11 @@
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
+import { LIMITS } from "./limits.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
-/** Longest project name. */
-export const MAX_PROJECT = 200;
-/** Largest document, in characters of JSON text (keeps one document one Deno KV value). */
-export const MAX_PROGRESS_CONTENT = 32_000;
-
 /** A project name: what one progress document is stored under. */
-export const ProjectSchema = z.string().trim().min(1, "project must not be empty").max(MAX_PROJECT);
+export const ProjectSchema = z.string().trim().min(1, "project must not be empty").max(LIMITS.projectLength);
 
 /** The body of a progress document: any JSON object. */
 export const ProgressContentSchema = z.record(z.string(), z.json());
@@ -24,7 +20,7 @@ export type ProgressContent = z.infer<typeof ProgressContentSchema>;
 
 /** A stored progress document. */
 export const ProgressDocSchema = z.object({
-  project: z.string().min(1).max(MAX_PROJECT),
+  project: z.string().min(1).max(LIMITS.projectLength),
   content: ProgressContentSchema,
   revision: z.number().int().positive(),
   updated_at: z.string(),
@@ -40,13 +36,13 @@ const EXAMPLE = '{"goal": "...", "completed": [], "next_steps": [], "blockers": 
 
 /**
  * Parses `content` as a JSON object, or refuses: `LIMIT_EXCEEDED` above
- * {@link MAX_PROGRESS_CONTENT} characters, `INVALID_INPUT` for broken JSON or a non-object.
+ * {@link LIMITS.progressContentLength} characters, `INVALID_INPUT` for broken JSON or a non-object.
  */
 export function parseProgressContent(content: string): ProgressContent {
-  if (content.length > MAX_PROGRESS_CONTENT) {
+  if (content.length > LIMITS.progressContentLength) {
     fail(
       "LIMIT_EXCEEDED",
-      `A progress document is at most ${MAX_PROGRESS_CONTENT} characters; this one has ${content.length}. Keep it to ${
+      `A progress document is at most ${LIMITS.progressContentLength} characters; this one has ${content.length}. Keep it to ${
         PROGRESS_FIELDS.join(", ")
       }.`,
     );

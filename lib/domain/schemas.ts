@@ -76,3 +76,57 @@ export const NewTaskSchema = z.object({
 });
 /** See {@link NewTaskSchema}. */
 export type NewTask = z.infer<typeof NewTaskSchema>;
+
+/** Overall totals plus the Markdown task table (R3.13): a reply's `progress_summary`. */
+export const TaskTableSchema = z.object({
+  total_tasks: z.number().int(),
+  completed_tasks: z.number().int(),
+  in_progress_tasks: z.number().int(),
+  todo_tasks: z.number().int(),
+  completion_percentage: z.number(),
+  table: z.string().describe("Markdown"),
+});
+/** See {@link TaskTableSchema}. */
+export type TaskTable = z.infer<typeof TaskTableSchema>;
+
+/** What startTask answers (R3.1–R3.6). */
+export const StartResultSchema = z.object({
+  task: TaskViewSchema.describe("The leaf started"),
+  started_tasks: z.array(z.object({ id: z.string(), name: z.string() })).describe("Now in progress"),
+  message: z.string(),
+  hierarchy_summary: z.string(),
+  aggregated_completion_criteria: z.array(z.string()),
+  aggregated_constraints: z.array(z.string()),
+});
+/** See {@link StartResultSchema}. */
+export type StartResult = z.infer<typeof StartResultSchema>;
+
+/** What completeTask answers (R3.7–R3.16). */
+export const CompleteResultSchema = z.object({
+  message: z.string(),
+  next_task_id: z.string().optional(),
+  progress_summary: TaskTableSchema,
+});
+/** See {@link CompleteResultSchema}. */
+export type CompleteResult = z.infer<typeof CompleteResultSchema>;
+
+/** Input of createTask: one task with optional nested subtasks, where to put it (R2.1, R2.2, R6). */
+export const CreateTaskInputSchema = NewTaskSchema.extend({
+  parentId: TaskIdSchema.optional(),
+  insertIndex: z.number().int().min(0).optional(),
+});
+/** See {@link CreateTaskInputSchema}. */
+export type CreateTaskInput = z.infer<typeof CreateTaskInputSchema>;
+
+/** Input of updateTask: the task and the fields to change (R2.7). */
+export const UpdateTaskInputSchema = z.object({
+  id: TaskIdSchema,
+  name: NameSchema.optional(),
+  description: DescriptionSchema.optional(),
+  status: TaskStatusSchema.optional(),
+  resolution: ResolutionSchema.optional(),
+  completion_criteria: StatementListSchema.optional(),
+  constraints: StatementListSchema.optional(),
+});
+/** See {@link UpdateTaskInputSchema}. */
+export type UpdateTaskInput = z.infer<typeof UpdateTaskInputSchema>;

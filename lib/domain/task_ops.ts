@@ -6,15 +6,17 @@
  */
 import { fail } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
-import { type ProgressSummary, progressSummary } from "./progress_table.ts";
-import type { NewTask, Task, TaskStatus, TaskView } from "./schemas.ts";
-import { heightOf, type TaskTree } from "./task_tree.ts";
-
-/** Input of {@link createTask}: one task, optionally with nested subtasks (R2.1, R2.2, R6). */
-export interface CreateTaskInput extends NewTask {
-  parentId?: string | undefined;
-  insertIndex?: number | undefined;
-}
+import { taskTable } from "./task_table.ts";
+import type {
+  CompleteResult,
+  CreateTaskInput,
+  NewTask,
+  StartResult,
+  Task,
+  TaskView,
+  UpdateTaskInput,
+} from "./schemas.ts";
+import { countTasks, heightOf, settleAfterRemoval, type TaskTree } from "./task_tree.ts";
 
 /** Creates a task with its subtasks under `parentId` or at root level (R1, R2.1–R2.4, R6). */
 export function createTask(
@@ -37,7 +39,7 @@ export function createTask(
   const wasActiveLeaf = parent?.status === "in_progress" && parent.tasks.length === 0;
   tree.insert(parent, index, task);
   tree.settleFrom(parent);
-  const count = countNew(input);
+  const count = countTasks([input]);
   let message: string;
   if (!parent && task.tasks.length === 0) {
     message =
@@ -57,14 +59,8 @@ export function createTask(
   return { task, message };
 }
 
-function countNew(input: NewTask): number {
-  let n = 1;
-  for (const child of input.tasks ?? []) n += countNew(child);
-  return n;
-}
-
 function checkNewTasks(tree: TaskTree, input: NewTask, parent: Task | undefined): void {
-  const count = countNew(input);
+  const count = countTasks([input]);
   if (count > LIMITS.tasksPerCall) {
     fail(
       "LIMIT_EXCEEDED",
@@ -207,16 +203,6 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
   return view;
 }
 
-/** Result of {@link startTask}. */
-export interface StartResult {
-  task: TaskView;
-  started_tasks: { id: string; name: string }[];
-  message: string;
-  hierarchy_summary: string;
-  aggregated_completion_criteria: string[];
-  aggregated_constraints: string[];
-}
-
 /**
  * Starts a task (R3.1–R3.6, R3.17, R3.18). On a parent it descends to the deepest first unfinished
  * leaf; that leaf and its ancestors become in progress. Another leaf in progress goes back to todo.
@@ -261,7 +247,7 @@ export function startTask(tree: TaskTree, id: string): StartResult {
     task: viewOf(tree, leaf),
     started_tasks: started.map((t) => ({ id: t.id, name: t.name })),
     message: lines.join("\n"),
-    hierarchy_summary: progressSummary(tree, { focus: leaf, statusBefore: before }).table,
+    hierarchy_summary: taskTable(tree, { focus: leaf, statusBefore: before }).table,
     aggregated_completion_criteria: criteria,
     aggregated_constraints: constraints,
   };
@@ -271,13 +257,6 @@ function aggregate(path: Task[], key: "completion_criteria" | "constraints"): st
   const out: string[] = [];
   for (const t of path) for (const s of t[key] ?? []) if (!out.includes(s)) out.push(s);
   return out;
-}
-
-/** Result of {@link completeTask}. */
-export interface CompleteResult {
-  message: string;
-  next_task_id?: string;
-  progress_summary: ProgressSummary;
 }
 
 /**
@@ -303,7 +282,7 @@ export function completeTask(tree: TaskTree, id: string, resolution: string): Co
   );
   const result: CompleteResult = {
     message: lines.join("\n"),
-    progress_summary: progressSummary(tree, { focus: next, statusBefore: tree.statusBefore }),
+    progress_summary: taskTable(tree, { focus: next, statusBefore: tree.statusBefore }),
   };
   if (next) result.next_task_id = next.id;
   return result;
@@ -329,17 +308,6 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined): Tas
   if (resolution !== undefined) tree.setField(task, "resolution", resolution);
   tree.setStatus(task, "done");
   return tree.settleFrom(tree.parentOf(task)).filter((t) => t.status === "done");
-}
-
-/** Input of {@link updateTask}: the fields to change. */
-export interface UpdateTaskInput {
-  id: string;
-  name?: string | undefined;
-  description?: string | undefined;
-  status?: TaskStatus | undefined;
-  resolution?: string | undefined;
-  completion_criteria?: string[] | undefined;
-  constraints?: string[] | undefined;
 }
 
 /**
@@ -390,13 +358,7 @@ export function deleteTask(tree: TaskTree, id: string): { id: string; deleted: n
   const task = tree.require(id);
   const parent = tree.parentOf(task);
   const deleted = tree.remove(task);
-  if (parent && parent.tasks.length === 0) {
-    // Now a leaf: it was in progress only through the deleted subtree, so it waits to be started.
-    if (parent.status === "in_progress") tree.setStatus(parent, "todo");
-    tree.settleFrom(tree.parentOf(parent));
-  } else {
-    tree.settleFrom(parent);
-  }
+  settleAfterRemoval(tree, parent);
   return { id, deleted };
 }
 

@@ -363,10 +363,35 @@ export function* subtree(
   }
 }
 
+/**
+ * Re-derives `parent` and its ancestors after subtasks left it (a delete, a checklist replace or
+ * move). A parent left without subtasks was in progress only through them, so it waits as todo.
+ */
+export function settleAfterRemoval(tree: TaskTree, parent: Task | undefined): void {
+  if (parent && parent.tasks.length === 0) {
+    if (parent.status === "in_progress") tree.setStatus(parent, "todo");
+    tree.settleFrom(tree.parentOf(parent));
+  } else {
+    tree.settleFrom(parent);
+  }
+}
+
+/** A task or a task to create: all the shape rules (counts, height) need. */
+interface Nested {
+  tasks?: readonly Nested[] | undefined;
+}
+
+/** Number of tasks in `roots` and all their subtasks (plain lists: snapshots, tasks to create). */
+export function countTasks(roots: readonly Nested[]): number {
+  let n = 0;
+  for (const task of roots) n += 1 + countTasks(task.tasks ?? []);
+  return n;
+}
+
 /** Height of a subtree: 1 for a leaf. */
-export function heightOf(task: { tasks?: readonly unknown[] }): number {
+export function heightOf(task: Nested): number {
   let max = 0;
-  for (const child of (task.tasks ?? []) as { tasks?: readonly unknown[] }[]) {
+  for (const child of task.tasks ?? []) {
     max = Math.max(max, heightOf(child));
   }
   return max + 1;

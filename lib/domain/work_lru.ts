@@ -8,16 +8,8 @@
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
+import { LIMITS } from "./limits.ts";
 import { SessionIdSchema, type Task, TaskSchema } from "./schemas.ts";
-
-/** Longest `work_description` (seed 001). */
-export const MAX_WORK_DESCRIPTION = 200;
-/** Longest `work_summarize`. */
-export const MAX_WORK_SUMMARY = 20_000;
-/** Largest task snapshot, in characters of JSON: a bigger session is refused, not cut. */
-export const MAX_WORK_SNAPSHOT = 50_000;
-/** The capacity when `WORK_CACHE_SIZE` is not set (seed 000, R4.1). */
-export const DEFAULT_WORK_CACHE_SIZE = 10;
 
 /** An 8-digit work id. */
 export const WorkIdSchema = z.string().regex(/^\d{8}$/, "a workId is exactly 8 digits, e.g. 12345678");
@@ -26,8 +18,8 @@ export const WorkIdSchema = z.string().regex(/^\d{8}$/, "a workId is exactly 8 d
 export const WorkEntrySchema = z.object({
   workId: WorkIdSchema,
   work_timestamp: z.string(),
-  work_description: z.string().min(1).max(MAX_WORK_DESCRIPTION),
-  work_summarize: z.string().min(1).max(MAX_WORK_SUMMARY),
+  work_description: z.string().min(1).max(LIMITS.workDescriptionLength),
+  work_summarize: z.string().min(1).max(LIMITS.workSummaryLength),
   sessionId: SessionIdSchema.optional(),
   work_tasks: z.array(TaskSchema).optional(),
   used: z.number().int().nonnegative(),
@@ -82,14 +74,14 @@ function nextUse(entries: Iterable<WorkEntry>): number {
 
 /**
  * A deep, frozen copy of a session's roots: what a work entry keeps, unchanged whatever happens to
- * the tasks later (R5.2, R5.5). Refuses (`LIMIT_EXCEEDED`) a tree above {@link MAX_WORK_SNAPSHOT}.
+ * the tasks later (R5.2, R5.5). Refuses (`LIMIT_EXCEEDED`) a tree above {@link LIMITS.workSnapshotLength}.
  */
 export function snapshotTasks(roots: readonly Task[], sessionId: string): readonly Task[] {
   const json = JSON.stringify(roots);
-  if (json.length > MAX_WORK_SNAPSHOT) {
+  if (json.length > LIMITS.workSnapshotLength) {
     fail(
       "LIMIT_EXCEEDED",
-      `Session "${sessionId}" is too large to snapshot (${json.length} characters of JSON; at most ${MAX_WORK_SNAPSHOT}). Save without sessionId and name the session in work_summarize; the next agent reads the live tree.`,
+      `Session "${sessionId}" is too large to snapshot (${json.length} characters of JSON; at most ${LIMITS.workSnapshotLength}). Save without sessionId and name the session in work_summarize; the next agent reads the live tree.`,
     );
   }
   return deepFreeze(JSON.parse(json) as Task[]);

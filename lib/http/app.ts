@@ -9,7 +9,8 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { Config } from "../config.ts";
+import { type Config, DEFAULTS } from "../config.ts";
+import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import type { Store } from "../store/store.ts";
@@ -20,8 +21,8 @@ import { SessionPool } from "./sessions.ts";
 
 export { jsonRpcError } from "./errors.ts";
 
-/** Largest request body accepted on `/mcp` (1 MiB); a larger one is refused with 413 unread. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
+export const MAX_BODY_BYTES = LIMITS.bodyBytes;
 
 /** Request headers MCP clients send, allowed in CORS preflights. */
 export const CORS_ALLOW_HEADERS: readonly string[] = [
@@ -64,8 +65,8 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   const config = options.config ?? {};
   const lists = allowLists(config);
   const pool = new SessionPool({
-    max: config.maxSessions ?? 100,
-    idleMs: (config.sessionIdleMinutes ?? 30) * 60_000,
+    max: config.maxSessions ?? DEFAULTS.maxSessions,
+    idleMs: (config.sessionIdleMinutes ?? DEFAULTS.sessionIdleMinutes) * 60_000,
     log,
     now: options.now,
   });

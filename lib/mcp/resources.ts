@@ -8,8 +8,9 @@
  */
 import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
-import { renderSession } from "../domain/checklist.ts";
-import { MAX_PROJECT, type ProgressDoc } from "../domain/progress_doc.ts";
+import { renderSession } from "../domain/tree_text.ts";
+import { LIMITS } from "../domain/limits.ts";
+import type { ProgressDoc } from "../domain/progress_doc.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { recentWorks, type WorkEntry, WorkIdSchema, workInfo } from "../domain/work_lru.ts";
 import type { Store } from "../store/store.ts";
@@ -136,7 +137,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
         mimeType: JSON_TYPE,
       },
       async (uri, variables) => {
-        const project = variable(variables, "project", z.string().min(1).max(MAX_PROJECT));
+        const project = variable(variables, "project", z.string().min(1).max(LIMITS.projectLength));
         const doc = await store.readProgress(project);
         if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
         return jsonContents(uri, doc);
@@ -153,7 +154,9 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           "Everything needed to pick up work: the progress document, recent works and current tasks.",
         argsSchema: {
           project: completable(
-            z.string().trim().min(1).max(MAX_PROJECT).optional().describe("Project of the progress document"),
+            z.string().trim().min(1).max(LIMITS.projectLength).optional().describe(
+              "Project of the progress document",
+            ),
             completeProject,
           ),
           sessionId: completable(

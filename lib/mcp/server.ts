@@ -3,8 +3,7 @@
  * (from `resources.ts`) resources and prompts. Shared by the stdio and HTTP transports; one server
  * object serves one connection, all of them share the store.
  */
-import { TOOL_GROUPS, type ToolGroup } from "../config.ts";
-import { DEFAULT_WORK_CACHE_SIZE } from "../domain/work_lru.ts";
+import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import {
@@ -102,7 +101,7 @@ export function createServer(options: ServerOptions): McpServer {
   const ctx: ToolContext = {
     store: options.store,
     log: options.log,
-    workCacheSize: options.workCacheSize ?? DEFAULT_WORK_CACHE_SIZE,
+    workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));

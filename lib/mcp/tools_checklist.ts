@@ -1,22 +1,13 @@
 /** Tool group `checklist`: the original Checklist MCP Server's tools over the same tree. */
 import { z } from "zod";
-import { type ChecklistItem, markDone, renderSession, updateTasks } from "../domain/checklist.ts";
+import { ChecklistItemSchema, markDone, MarkFailureSchema, updateTasks } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
 import { LIMITS } from "../domain/limits.ts";
-import { NameSchema, SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
+import { SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
+import { renderSession } from "../domain/tree_text.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 
 const sessionId = SessionIdSchema.describe("Session (one task tree)");
-
-const ChecklistItemSchema: z.ZodType<ChecklistItem> = z.object({
-  taskId: TaskIdSchema.describe("Task id"),
-  description: NameSchema.describe("Task text"),
-  status: z.enum(["TODO", "DONE", "todo", "done"]).transform((s) => s.toUpperCase() as "TODO" | "DONE")
-    .optional().describe("Default: kept for an existing task, TODO for a new one"),
-  get children() {
-    return z.array(ChecklistItemSchema).optional().describe("Subtasks; omit to keep an existing task's");
-  },
-});
 
 const treeText = z.string().describe("The session's tree, one line per task");
 
@@ -81,9 +72,7 @@ const markDoneTool = defineTool({
   }),
   output: z.object({
     marked: z.array(z.string()),
-    failed: z.array(z.object({ taskId: z.string(), code: z.string(), reason: z.string() })).describe(
-      "{taskId, code, reason}",
-    ),
+    failed: z.array(MarkFailureSchema),
     tree: treeText,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

@@ -3,8 +3,8 @@
  * (`domain/progress_doc.ts` decides; this file translates).
  */
 import { z } from "zod";
+import { LIMITS } from "../domain/limits.ts";
 import {
-  MAX_PROGRESS_CONTENT,
   missingProgressFields,
   parseProgressContent,
   ProgressContentSchema,
@@ -39,7 +39,9 @@ const progressTool = defineTool({
     'Read (no content) or replace (content) the project\'s progress document, a JSON object like {"goal","completed":[],"next_steps":[],"blockers":[]}. A write adds 1 to revision.',
   input: z.object({
     project: ProjectSchema.describe("Project name"),
-    content: z.string().max(MAX_PROGRESS_CONTENT).optional().describe("JSON object text; omit to read"),
+    content: z.string().max(LIMITS.progressContentLength).optional().describe(
+      "JSON object text; omit to read",
+    ),
     session_id: SessionIdSchema.optional().describe("Your session; recorded"),
   }),
   output: z.object({

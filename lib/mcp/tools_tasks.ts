@@ -1,18 +1,19 @@
 /** Tool group `tasks`: the hierarchical task tree (seed 002), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
-import { MARKS, renderTree } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
 import {
+  CompleteResultSchema,
+  CreateTaskInputSchema,
   DescriptionSchema,
-  NameSchema,
   NewTaskSchema,
   ResolutionSchema,
   SessionIdSchema,
+  StartResultSchema,
   StatementListSchema,
   TaskIdSchema,
   TaskSchema,
-  TaskStatusSchema,
   TaskViewSchema,
+  UpdateTaskInputSchema,
 } from "../domain/schemas.ts";
 import {
   completeTask,
@@ -22,26 +23,11 @@ import {
   startTask,
   updateTask,
 } from "../domain/task_ops.ts";
+import { MARKS, renderTree } from "../domain/tree_text.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 
 const sessionId = SessionIdSchema.default("default");
 const taskId = TaskIdSchema.describe("Task id");
-
-const TASK =
-  "Task {id, name, description, status, resolution?, completion_criteria?, constraints?, tasks: Task[]}";
-const VIEW =
-  "{id, name, description, status, resolution?, completion_criteria?, constraints?, parent_id?, subtasks_total, subtasks_done}";
-
-const ProgressSummarySchema = z.object({
-  total_tasks: z.number().int(),
-  completed_tasks: z.number().int(),
-  in_progress_tasks: z.number().int(),
-  todo_tasks: z.number().int(),
-  completion_percentage: z.number(),
-  table: z.string(),
-}).describe(
-  "{total_tasks, completed_tasks, in_progress_tasks, todo_tasks, completion_percentage, table (Markdown)}",
-);
 
 const createTaskTool = defineTool({
   name: "createTask",
@@ -49,17 +35,17 @@ const createTaskTool = defineTool({
   title: "Create task",
   description:
     "Create a task, optionally with nested subtasks in one call (all or nothing). Subtasks inherit completion_criteria and constraints.",
-  input: NewTaskSchema.extend({
+  input: CreateTaskInputSchema.extend({
     sessionId,
     id: TaskIdSchema.optional().describe("Kept if given; else generated"),
     description: DescriptionSchema.optional().describe("What to do"),
     completion_criteria: StatementListSchema.optional().describe("When it is done; inherited"),
     constraints: StatementListSchema.optional().describe("Rules to keep; inherited"),
     tasks: z.array(NewTaskSchema).optional().describe("Subtasks in order, same shape, nestable, optional id"),
-    parentId: TaskIdSchema.optional().describe("Omit for a root task"),
-    insertIndex: z.number().int().min(0).optional().describe("Position among siblings; default last"),
+    parentId: CreateTaskInputSchema.shape.parentId.describe("Omit for a root task"),
+    insertIndex: CreateTaskInputSchema.shape.insertIndex.describe("Position among siblings; default last"),
   }),
-  output: z.object({ task: TaskSchema.describe(TASK), message: z.string().optional() }),
+  output: z.object({ task: TaskSchema, message: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, ...input }, { store }) {
     const { task, message } = await store.updateTree(sessionId, (tree) => createTask(tree, input));
@@ -73,7 +59,7 @@ const getTaskTool = defineTool({
   title: "Get task",
   description: "Get a task with its whole subtree.",
   input: z.object({ sessionId, id: taskId }),
-  output: z.object({ task: TaskSchema.describe(TASK) }),
+  output: z.object({ task: TaskSchema }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, id }, { store }) {
     return await store.readTree(sessionId, (tree) => {
@@ -103,7 +89,7 @@ const listTasksTool = defineTool({
   title: "List tasks",
   description: "List the tasks at one level: the root tasks, or the subtasks of parentId.",
   input: z.object({ sessionId, parentId: TaskIdSchema.optional().describe("List this task's subtasks") }),
-  output: z.object({ tasks: z.array(TaskViewSchema).describe(VIEW) }),
+  output: z.object({ tasks: z.array(TaskViewSchema) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, parentId }, { store }) {
     const tasks = await store.readTree(sessionId, (tree) => {
@@ -130,17 +116,8 @@ const updateTaskTool = defineTool({
   title: "Update task",
   description:
     "Change a task's fields. A status change follows the start/complete rules; a parent's status follows its subtasks. An empty list clears criteria or constraints.",
-  input: z.object({
-    sessionId,
-    id: taskId,
-    name: NameSchema.optional(),
-    description: DescriptionSchema.optional(),
-    status: TaskStatusSchema.optional(),
-    resolution: ResolutionSchema.optional(),
-    completion_criteria: StatementListSchema.optional(),
-    constraints: StatementListSchema.optional(),
-  }),
-  output: z.object({ task: TaskViewSchema.describe(VIEW), message: z.string() }),
+  input: z.object({ sessionId, ...UpdateTaskInputSchema.shape, id: taskId }),
+  output: z.object({ task: TaskViewSchema, message: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, ...input }, { store }) {
     const result = await store.updateTree(sessionId, (tree) => {
@@ -176,16 +153,7 @@ const startTaskTool = defineTool({
   description:
     "Start a task. On a parent it starts the first unfinished leaf below it. Earlier siblings must be done. Returns the inherited completion criteria and constraints, and the progress table.",
   input: z.object({ sessionId, id: taskId }),
-  output: z.object({
-    task: TaskViewSchema.describe(`The leaf started: ${VIEW}`),
-    started_tasks: z.array(z.object({ id: z.string(), name: z.string() })).describe(
-      "{id, name} now in progress",
-    ),
-    message: z.string(),
-    hierarchy_summary: z.string(),
-    aggregated_completion_criteria: z.array(z.string()),
-    aggregated_constraints: z.array(z.string()),
-  }),
+  output: StartResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, id }, { store }) {
     const result = await store.updateTree(sessionId, (tree) => {
@@ -209,11 +177,7 @@ const completeTaskTool = defineTool({
     id: taskId,
     resolution: ResolutionSchema.min(1).describe("What was done, briefly"),
   }),
-  output: z.object({
-    message: z.string(),
-    next_task_id: z.string().optional(),
-    progress_summary: ProgressSummarySchema,
-  }),
+  output: CompleteResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, id, resolution }, { store }) {
     const result = await store.updateTree(sessionId, (tree) => {

@@ -3,11 +3,11 @@
  * in the store (`domain/work_lru.ts` decides; this file translates).
  */
 import { z } from "zod";
-import { countTasks, renderTree } from "../domain/checklist.ts";
+import { LIMITS } from "../domain/limits.ts";
 import { SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
+import { countTasks } from "../domain/task_tree.ts";
+import { renderTree } from "../domain/tree_text.ts";
 import {
-  MAX_WORK_DESCRIPTION,
-  MAX_WORK_SUMMARY,
   randomWorkId,
   recentWorks,
   saveWork,
@@ -40,10 +40,10 @@ const saveTool = defineTool({
   description:
     "Save your work summary for the next agent; returns a workId. With sessionId, that task tree is snapshotted and a later save for the session replaces its entry. Least recently used entries are evicted.",
   input: z.object({
-    work_summarize: z.string().trim().min(1).max(MAX_WORK_SUMMARY).describe(
+    work_summarize: z.string().trim().min(1).max(LIMITS.workSummaryLength).describe(
       "What was done, what is left, where to look",
     ),
-    work_description: z.string().trim().min(1).max(MAX_WORK_DESCRIPTION).describe("Short title"),
+    work_description: z.string().trim().min(1).max(LIMITS.workDescriptionLength).describe("Short title"),
     sessionId: SessionIdSchema.optional().describe("Task tree to snapshot"),
   }),
   output: z.object({

@@ -1,8 +1,8 @@
 /** Progress documents as a pure module: parsing the JSON text, revisions, the stored schema. */
 import assert from "node:assert/strict";
 import { DomainError } from "../../lib/domain/errors.ts";
+import { LIMITS } from "../../lib/domain/limits.ts";
 import {
-  MAX_PROGRESS_CONTENT,
   missingProgressFields,
   parseProgressContent,
   ProgressDocSchema,
@@ -45,10 +45,10 @@ Deno.test("parseProgressContent refuses JSON that is not an object", async (t) =
 });
 
 Deno.test("parseProgressContent refuses a document above the size limit with LIMIT_EXCEEDED", () => {
-  const text = JSON.stringify({ goal: "x".repeat(MAX_PROGRESS_CONTENT) });
+  const text = JSON.stringify({ goal: "x".repeat(LIMITS.progressContentLength) });
   assert.throws(() => parseProgressContent(text), isCode("LIMIT_EXCEEDED"));
-  const fits = JSON.stringify({ goal: "x".repeat(MAX_PROGRESS_CONTENT - 20) });
-  assert.ok(fits.length <= MAX_PROGRESS_CONTENT);
+  const fits = JSON.stringify({ goal: "x".repeat(LIMITS.progressContentLength - 20) });
+  assert.ok(fits.length <= LIMITS.progressContentLength);
   assert.equal(typeof parseProgressContent(fits).goal, "string");
 });
 

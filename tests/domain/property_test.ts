@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { type ChecklistItem, markDone, updateTasks } from "../../lib/domain/checklist.ts";
 import { DomainError } from "../../lib/domain/errors.ts";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
-import { progressSummary } from "../../lib/domain/progress_table.ts";
+import { taskTable } from "../../lib/domain/task_table.ts";
 import type { NewTask, TaskStatus } from "../../lib/domain/schemas.ts";
 import {
   completeTask,
@@ -159,7 +159,7 @@ function apply(tree: TaskTree, cmd: Command): void {
 function assertTableComplete(tree: TaskTree, step: string): void {
   const focus = tree.activeLeaves()[0] ?? nextTask(tree);
   const cap = 6;
-  const { table } = progressSummary(tree, { focus, rowCap: cap });
+  const { table } = taskTable(tree, { focus, rowCap: cap });
   if (tree.size === 0) return;
   const rows = table.split("\n").filter((l) => l.startsWith("| ")).slice(2);
   const ids = rows.map((l) => l.split(/(?<!\\)\|/)[2]!.trim()).filter((id) => id !== "");

@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { DomainError } from "../../lib/domain/errors.ts";
+import { LIMITS } from "../../lib/domain/limits.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import {
   byRecency,
   evict,
-  MAX_WORK_SNAPSHOT,
   randomWorkId,
   recentWorks,
   saveWork,
@@ -151,7 +151,7 @@ Deno.test("snapshotTasks copies deeply and freezes: later changes to the tree do
 
 Deno.test("snapshotTasks refuses a tree above the limit with LIMIT_EXCEEDED", () => {
   const big = Array.from({ length: 20 }, (_, i) => ({ ...task(`t${i}`), description: "x".repeat(4000) }));
-  assert.ok(JSON.stringify(big).length > MAX_WORK_SNAPSHOT);
+  assert.ok(JSON.stringify(big).length > LIMITS.workSnapshotLength);
   assert.throws(() => snapshotTasks(big, "big"), isCode("LIMIT_EXCEEDED"));
 });
 

@@ -1,5 +1,6 @@
 /**
- * The progress table shared by startTask and completeTask (R3.6, R3.11–R3.14).
+ * The task table shared by startTask and completeTask (R3.6, R3.11–R3.14): overall totals and a
+ * Markdown table of the tasks (the contract calls it `progress_summary`; not the progress document).
  *
  * One row per task in tree order. A tree larger than the row cap is shown around the active path
  * (the focus task, the tasks this call changed, their ancestors and nearby siblings); every hidden
@@ -9,21 +10,11 @@
  * and one-byte strings serialize and encode several times faster.
  */
 import { LIMITS } from "./limits.ts";
-import type { Task, TaskStatus } from "./schemas.ts";
+import type { Task, TaskStatus, TaskTable } from "./schemas.ts";
 import type { TaskTree } from "./task_tree.ts";
 
-/** Overall totals plus the Markdown table (R3.13). */
-export interface ProgressSummary {
-  total_tasks: number;
-  completed_tasks: number;
-  in_progress_tasks: number;
-  todo_tasks: number;
-  completion_percentage: number;
-  table: string;
-}
-
-/** Options of {@link progressSummary}. */
-export interface ProgressOptions {
+/** Options of {@link taskTable}. */
+export interface TaskTableOptions {
   /** The task the reader should look at next (started leaf or next task). */
   focus?: Task | undefined;
   /** Status of each task before this call, for the "Changed" column. */
@@ -35,7 +26,7 @@ export interface ProgressOptions {
 const MAX_ANCHORS = 12;
 
 /** Totals and the table for the whole session. */
-export function progressSummary(tree: TaskTree, options: ProgressOptions = {}): ProgressSummary {
+export function taskTable(tree: TaskTree, options: TaskTableOptions = {}): TaskTable {
   const counts = tree.counts;
   const total = tree.size;
   const percent = total === 0 ? 0 : Math.round((counts.done / total) * 1000) / 10;
@@ -49,7 +40,7 @@ export function progressSummary(tree: TaskTree, options: ProgressOptions = {}): 
   };
 }
 
-function renderTable(tree: TaskTree, options: ProgressOptions, percent: number): string {
+function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number): string {
   const cap = options.rowCap ?? LIMITS.tableRows;
   const before = options.statusBefore ?? new Map<string, TaskStatus>();
   if (tree.size === 0) return "No tasks in this session.";
@@ -127,7 +118,7 @@ function parentLine(task: Task, done: number): string {
 
 function anchorsOf(
   tree: TaskTree,
-  options: ProgressOptions,
+  options: TaskTableOptions,
   before: ReadonlyMap<string, TaskStatus>,
 ): Task[] {
   const anchors: Task[] = [];

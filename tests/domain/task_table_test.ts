@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { LIMITS } from "../../lib/domain/limits.ts";
-import { progressSummary } from "../../lib/domain/progress_table.ts";
+import { taskTable } from "../../lib/domain/task_table.ts";
 import type { Task, TaskStatus } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
@@ -57,7 +57,7 @@ function small(): TaskTree {
 Deno.test("progress table has one row per task in tree order with every column (R3.6, R3.14)", () => {
   const tree = small();
   run(tree, (t) => completeTask(t, "A1", "ok"));
-  const { table } = progressSummary(tree);
+  const { table } = taskTable(tree);
   assert.equal(
     table.split("\n").slice(0, 2).join("\n"),
     "| Task | ID | Parent | Status | Changed | Subtasks | Progress |\n| --- | --- | --- | --- | --- | --- | --- |",
@@ -76,9 +76,9 @@ Deno.test("progress table has one row per task in tree order with every column (
 Deno.test("progress table escapes a name that would break its cell", () => {
   const tree = new TaskTree();
   run(tree, (t) => createTask(t, { id: "x", name: "a | b\nc" }));
-  const rows = rowsOf(progressSummary(tree).table);
+  const rows = rowsOf(taskTable(tree).table);
   assert.equal(rows.length, 1);
-  assert.match(progressSummary(tree).table, /\| a \\\| b c \| x \|/);
+  assert.match(taskTable(tree).table, /\| a \\\| b c \| x \|/);
 });
 
 Deno.test("progress table marks exactly the tasks this call changed", async (t) => {
@@ -120,14 +120,14 @@ Deno.test("progress table marks exactly the tasks this call changed", async (t) 
   await t.step("without statusBefore nothing is marked", () => {
     const tree = small();
     run(tree, (t) => startTask(t, "A1"));
-    assert.deepEqual(rowsOf(progressSummary(tree).table).filter((r) => r.changed !== ""), []);
+    assert.deepEqual(rowsOf(taskTable(tree).table).filter((r) => r.changed !== ""), []);
   });
 });
 
 Deno.test("progress summary has a line per parent with done, remaining and percent (R3.12)", () => {
   const tree = small();
   run(tree, (t) => completeTask(t, "A1", "ok"));
-  const { table } = progressSummary(tree);
+  const { table } = taskTable(tree);
   const lines = table.split("\n");
   const start = lines.indexOf("Parent progress:");
   assert.ok(start > 0);
@@ -143,7 +143,7 @@ Deno.test("progress summary gives the overall totals (R3.13)", async (t) => {
     const tree = small();
     run(tree, (t) => completeTask(t, "A1", "ok"));
     run(tree, (t) => startTask(t, "A2"));
-    const summary = progressSummary(tree);
+    const summary = taskTable(tree);
     assert.deepEqual({ ...summary, table: "" }, {
       total_tasks: 6,
       completed_tasks: 1,
@@ -158,7 +158,7 @@ Deno.test("progress summary gives the overall totals (R3.13)", async (t) => {
     );
   });
   await t.step("empty session", () => {
-    const summary = progressSummary(new TaskTree());
+    const summary = taskTable(new TaskTree());
     assert.equal(summary.total_tasks, 0);
     assert.equal(summary.completion_percentage, 0);
     assert.equal(summary.table, "No tasks in this session.");
@@ -205,7 +205,7 @@ Deno.test("progress table of a big tree keeps to the row cap around the active p
     const tree = bigTree();
     const cap = 8;
     const focus = tree.get("r5c5g25")!;
-    const { table, total_tasks } = progressSummary(tree, { focus, rowCap: cap });
+    const { table, total_tasks } = taskTable(tree, { focus, rowCap: cap });
     assert.equal(total_tasks, 5010);
     const rows = assertNothingCutSilently(tree, table, cap);
     const ids = rows.map((r) => r.id);
@@ -215,7 +215,7 @@ Deno.test("progress table of a big tree keeps to the row cap around the active p
   });
   await t.step("the cap equal to the focus path", () => {
     const tree = bigTree();
-    const { table } = progressSummary(tree, { focus: tree.get("r9c9g48")!, rowCap: 3 });
+    const { table } = taskTable(tree, { focus: tree.get("r9c9g48")!, rowCap: 3 });
     const rows = assertNothingCutSilently(tree, table, 3);
     assert.deepEqual(rows.map((r) => r.id), ["r9", "r9c9", "r9c9g48"]);
   });
@@ -231,14 +231,14 @@ Deno.test("progress table of a big tree keeps to the row cap around the active p
   });
   await t.step("no focus: the top of the tree", () => {
     const tree = bigTree();
-    const { table } = progressSummary(tree, { rowCap: 12 });
+    const { table } = taskTable(tree, { rowCap: 12 });
     const rows = assertNothingCutSilently(tree, table, 12);
     assert.equal(rows[0]!.id, "r0");
   });
   await t.step("the changed tasks are shown too", () => {
     const tree = bigTree();
     const before = new Map<string, TaskStatus>([["r7c2g3", "done"]]);
-    const { table } = progressSummary(tree, { focus: tree.get("r1c1g1")!, statusBefore: before, rowCap: 10 });
+    const { table } = taskTable(tree, { focus: tree.get("r1c1g1")!, statusBefore: before, rowCap: 10 });
     const rows = assertNothingCutSilently(tree, table, 10);
     assert.equal(rows.find((r) => r.id === "r7c2g3")?.changed, "done -> todo");
   });
