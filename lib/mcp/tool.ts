@@ -41,11 +41,6 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
   return def;
 }
 
-/** The `structuredContent.error` of a failed call. */
-export const ToolErrorSchema = z.object({
-  error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }),
-});
-
 const listed = new WeakMap<ToolDef, Tool>();
 
 /**
@@ -56,9 +51,7 @@ const listed = new WeakMap<ToolDef, Tool>();
 export function toolListing(def: ToolDef): Tool {
   let tool = listed.get(def);
   if (!tool) {
-    // No top-level `required`: a failed call's structuredContent is `{ error }` and must validate too.
-    const outputSchema = shallow(jsonSchema(def.output, "output"));
-    outputSchema.properties = { ...(outputSchema.properties as object), error: ERROR_JSON_SCHEMA };
+    const outputSchema = outputListing(jsonSchema(def.output, "output"));
     tool = {
       name: def.name,
       title: def.title,
@@ -73,9 +66,6 @@ export function toolListing(def: ToolDef): Tool {
 }
 
 const INPUT_NOISE = new Set(["pattern", "additionalProperties"]);
-
-/** The `error` property every output schema declares. */
-const ERROR_JSON_SCHEMA = { type: "object", description: "Only on failure: { code, message }" };
 
 function compact(schema: unknown, noise: ReadonlySet<string>): unknown {
   if (Array.isArray(schema)) return schema.map((s) => compact(s, noise));
@@ -95,23 +85,39 @@ function compact(schema: unknown, noise: ReadonlySet<string>): unknown {
 }
 
 /**
- * An output schema cut to its top level: each property keeps its type and, for objects and arrays
- * of objects, the description that names their fields (documented in full in the README).
+ * An output schema as listed: each field's type and description at the top, nested objects with the
+ * fields they always have. A failed call's structuredContent is `{ error: { code, message } }`, and
+ * SDK clients validate it against this schema too, so the top level requires either the result's
+ * fields or `error`.
  */
-function shallow(schema: Record<string, unknown>): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema.properties as Record<string, Record<string, unknown>>)) {
-    const resolved = value.$ref ? { type: "object", description: value.description } : value;
-    const prop: Record<string, unknown> = { type: resolved.type ?? "object" };
-    if (resolved.enum) prop.enum = resolved.enum;
-    if (resolved.description) prop.description = resolved.description;
-    if (resolved.type === "array") {
-      const items = resolved.items as Record<string, unknown> | undefined;
-      prop.items = { type: items?.$ref ? "object" : items?.type ?? "object" };
-    }
-    properties[key] = prop;
+function outputListing(schema: Record<string, unknown>): Record<string, unknown> {
+  const { properties, required, $defs = {} } = schema as {
+    properties: Record<string, JsonSchema>;
+    required?: string[];
+    $defs?: Record<string, JsonSchema>;
+  };
+  const top: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(properties)) {
+    const prop = typed(value, $defs);
+    if (typeof value.description === "string") prop.description = value.description;
+    top[key] = prop;
   }
-  return { type: "object", properties };
+  return { type: "object", properties: top, anyOf: [{ required: required ?? [] }, { required: ["error"] }] };
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * A nested schema reduced to what the listing can afford: its type, an array's item type, and for
+ * an object the fields it always has (their types and the optional fields are in the README).
+ */
+function typed(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
+  const s = typeof schema.$ref === "string" ? defs[schema.$ref.split("/").pop()!] ?? {} : schema;
+  const out: JsonSchema = {};
+  if (s.type) out.type = s.type;
+  if (s.items) out.items = typed(s.items as JsonSchema, defs);
+  if (Array.isArray(s.required) && s.required.length > 0) out.required = s.required;
+  return out;
 }
 
 function jsonSchema(schema: z.ZodObject, io: "input" | "output"): Record<string, unknown> {

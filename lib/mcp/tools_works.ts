@@ -20,8 +20,6 @@ import {
 import type { Logger } from "../log.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 
-const TASK = "Task snapshot at save time: Task {id, name, description, status, …, tasks: Task[]}";
-
 function logEvictions(log: Logger, evicted: readonly WorkEntry[], capacity: number): void {
   for (const e of evicted) {
     log.info("work evicted", {
@@ -101,8 +99,9 @@ const recentTool = defineTool({
     "List saved work, most recently used first: workId, work_timestamp, work_description. Read one with get_work_by_id.",
   input: z.object({}),
   output: z.object({
-    works: z.array(z.object({ workId: z.string(), work_timestamp: z.string(), work_description: z.string() }))
-      .describe("{workId, work_timestamp, work_description}"),
+    works: z.array(
+      z.object({ workId: z.string(), work_timestamp: z.string(), work_description: z.string() }),
+    ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(_args, { store, workCacheSize }) {
@@ -135,7 +134,7 @@ const byIdTool = defineTool({
     work_description: z.string(),
     work_summarize: z.string(),
     sessionId: z.string().optional(),
-    work_tasks: z.array(TaskSchema).optional().describe(TASK),
+    work_tasks: z.array(TaskSchema).optional().describe("Task snapshot at save time"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ workId }, { store, log, workCacheSize }) {

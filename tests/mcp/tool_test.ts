@@ -1,0 +1,50 @@
+/** Tool listings as a validating SDK client reads them: required fields, nested objects, errors. */
+import assert from "node:assert/strict";
+import { connectInMemory } from "../support/harness.ts";
+
+Deno.test("every output schema names its required fields, or error, at the top level", async () => {
+  await using conn = await connectInMemory();
+  const { tools } = await conn.client.listTools();
+  const start = tools.find((t) => t.name === "startTask")!;
+  assert.deepEqual(start.outputSchema?.anyOf, [
+    {
+      required: [
+        "task",
+        "started_tasks",
+        "message",
+        "hierarchy_summary",
+        "aggregated_completion_criteria",
+        "aggregated_constraints",
+      ],
+    },
+    { required: ["error"] },
+  ]);
+  const task = (start.outputSchema?.properties as Record<string, { required?: string[] }>).task!;
+  assert.deepEqual(task.required, ["id", "name", "description", "status", "subtasks_total", "subtasks_done"]);
+  for (const tool of tools) {
+    const anyOf = tool.outputSchema?.anyOf as { required: string[] }[] | undefined;
+    assert.equal(anyOf?.length, 2, `${tool.name} requires its fields or error`);
+    assert.ok(anyOf[0]!.required.length > 0, `${tool.name} names required fields`);
+  }
+});
+
+Deno.test("the SDK client, which validates structured output, accepts a success and an error reply", async () => {
+  await using conn = await connectInMemory();
+  await conn.client.listTools(); // the client caches the output validators from the listing
+  const created = await conn.client.callTool({
+    name: "createTask",
+    arguments: { sessionId: "v", id: "a", name: "A" },
+  });
+  assert.equal(created.isError, undefined);
+  const started = await conn.client.callTool({ name: "startTask", arguments: { sessionId: "v", id: "a" } });
+  assert.equal(started.isError, undefined);
+  assert.equal((started.structuredContent as { task: { id: string } }).task.id, "a");
+  const refused = await conn.client.callTool({
+    name: "startTask",
+    arguments: { sessionId: "v", id: "nope" },
+  });
+  assert.equal(refused.isError, true);
+  assert.equal((refused.structuredContent as { error: { code: string } }).error.code, "NOT_FOUND");
+  const bad = await conn.client.callTool({ name: "completeTask", arguments: { sessionId: "v", id: "a" } });
+  assert.equal(bad.isError, true);
+});
