@@ -1,6 +1,6 @@
 /**
  * Structured logs: one JSON object per line on stderr (stdout carries the stdio protocol).
- * Extra sinks (MCP log notifications) can be attached per server.
+ * MCP log notifications wrap a logger per request (`mcp/log_bridge.ts`).
  */
 
 /** Log levels, least to most severe. */
@@ -10,9 +10,6 @@ export type LogLevel = typeof LOG_LEVELS[number];
 
 /** A log record's fields besides level and message. */
 export type LogFields = Record<string, unknown>;
-
-/** Receives every record at or above the logger's level. */
-export type LogSink = (level: LogLevel, msg: string, fields: LogFields) => void;
 
 /** A small structured logger. */
 export interface Logger {
@@ -29,8 +26,6 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go; stderr by default. */
   write?: (line: string) => void;
-  /** Further sinks, called after the line is written. */
-  sinks?: Set<LogSink>;
 }
 
 /** A logger writing JSON lines at `level` and above. */
@@ -38,13 +33,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const min = LOG_LEVELS.indexOf(options.level ?? "info");
   const encoder = new TextEncoder();
   const write = options.write ?? ((line: string) => Deno.stderr.writeSync(encoder.encode(line + "\n")));
-  const sinks = options.sinks ?? new Set<LogSink>();
   const make = (bound: LogFields): Logger => {
     const log = (level: LogLevel) => (msg: string, fields: LogFields = {}) => {
       if (LOG_LEVELS.indexOf(level) < min) return;
       const all = { ...bound, ...fields };
       write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...all }, errorReplacer));
-      for (const sink of sinks) sink(level, msg, all);
     };
     return {
       debug: log("debug"),

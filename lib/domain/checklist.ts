@@ -5,16 +5,9 @@
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
-import { LIMITS } from "./limits.ts";
+import { checkPerCall, checkPerSession, checkTreeShape } from "./limits.ts";
 import { NameSchema, type Task, TaskIdSchema } from "./schemas.ts";
-import {
-  countTasks,
-  derivedStatus,
-  heightOf,
-  settleAfterRemoval,
-  subtree,
-  type TaskTree,
-} from "./task_tree.ts";
+import { derivedStatus, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
 
 /** One task as the checklist tools send it: `taskId` is the id, `description` the name. */
 export const ChecklistItemSchema = z.object({
@@ -71,12 +64,6 @@ export function updateTasks(
   const parent = resolvePath(tree, path);
   const listed = new Map<string, ChecklistItem>();
   const visit = (list: ChecklistItem[]) => {
-    if (list.length > LIMITS.childrenPerTask) {
-      fail(
-        "LIMIT_EXCEEDED",
-        `A task holds at most ${LIMITS.childrenPerTask} direct subtasks; this call lists ${list.length} in one place.`,
-      );
-    }
     for (const item of list) {
       if (listed.has(item.taskId)) {
         fail(
@@ -89,12 +76,7 @@ export function updateTasks(
     }
   };
   visit(items);
-  if (listed.size > LIMITS.tasksPerCall) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `One call lists at most ${LIMITS.tasksPerCall} tasks; this one lists ${listed.size}. Update deeper levels with their own path.`,
-    );
-  }
+  checkPerCall(listed.size);
   const ancestors = parent ? tree.pathTo(parent) : [];
   for (const a of ancestors) {
     if (listed.has(a.id)) {
@@ -150,14 +132,7 @@ export function updateTasks(
     return task;
   };
   const built = items.map(build);
-  const added = countTasks(built);
-  const height = built.reduce((h, t) => Math.max(h, heightOf(t)), 0);
-  if (ancestors.length + height > LIMITS.depth) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `Tasks nest at most ${LIMITS.depth} levels deep; this update would reach ${ancestors.length + height}.`,
-    );
-  }
+  const added = checkTreeShape(built, { depthAbove: ancestors.length, parentId: parent?.id });
   // Remove what is replaced, and listed tasks that stand elsewhere (they move here).
   for (const old of [...(parent?.tasks ?? tree.roots)]) tree.remove(old);
   const leftBehind: Task[] = [];
@@ -168,12 +143,7 @@ export function updateTasks(
     if (from) leftBehind.push(from);
     tree.remove(elsewhere);
   }
-  if (tree.size + added > LIMITS.tasksPerSession) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `A session holds at most ${LIMITS.tasksPerSession} tasks; this update would make ${tree.size + added}.`,
-    );
-  }
+  checkPerSession(tree.size + added);
   built.forEach((task, i) => tree.insert(parent, i, task));
   settleAfterRemoval(tree, parent);
   // The old parents of moved tasks follow what they have left (they may have become leaves).

@@ -2,8 +2,13 @@
  * The documented limits (README "Limits"). Exceeding one is `LIMIT_EXCEEDED` and changes nothing.
  *
  * They keep one tree small enough to answer fast and one stored value small enough for every store
- * (a Deno KV value is at most 64 KiB).
+ * (a Deno KV value is at most 64 KiB). Each is written here once. The tree's shape limits are
+ * checked by {@link checkTreeShape} for every tool and for an import; text lengths by the zod
+ * schemas (tool input and store files alike); document and snapshot sizes where they are parsed.
  */
+import { fail } from "./errors.ts";
+
+/** The limits; README "Limits" lists them. */
 export const LIMITS = {
   sessionIdLength: 100,
   taskIdLength: 64,
@@ -29,3 +34,87 @@ export const LIMITS = {
   /** An HTTP request body, in bytes. */
   bodyBytes: 1024 * 1024,
 } as const;
+
+/** A task or a task to create, as far as the shape limits look at it. */
+export interface ShapeNode {
+  id?: string | undefined;
+  name?: string | undefined;
+  tasks?: readonly ShapeNode[] | undefined;
+}
+
+/** Where new tasks go, for {@link checkTreeShape}. */
+export interface ShapeContext {
+  /** Levels above the new tasks: 0 at root level. */
+  depthAbove?: number;
+  /** The task whose list they join (absent: the root level). */
+  parentId?: string | undefined;
+  /** Tasks already in that list. */
+  siblings?: number;
+  /** Tasks the session holds besides the new ones; absent: not checked here. */
+  existing?: number;
+  /** Refuse more than {@link LIMITS}.tasksPerCall new tasks (a tool call, not an import). */
+  oneCall?: boolean;
+  /** Prefix naming the session in messages, e.g. `Session "s": `. */
+  where?: string;
+}
+
+/**
+ * The shape limits over tasks being added (a tool call) or loaded (an import), in one walk: depth,
+ * direct subtasks per task, tasks per call and per session. Returns how many tasks `roots` holds.
+ */
+export function checkTreeShape(roots: readonly ShapeNode[], context: ShapeContext = {}): number {
+  const where = context.where ?? "";
+  const above = context.depthAbove ?? 0;
+  checkChildren((context.siblings ?? 0) + roots.length, context.parentId, where);
+  let count = 0;
+  const stack = roots.map((task) => ({ task, depth: above + 1 }));
+  while (stack.length > 0) {
+    const { task, depth } = stack.pop()!;
+    count++;
+    if (depth > LIMITS.depth) {
+      fail(
+        "LIMIT_EXCEEDED",
+        `${where}task "${
+          task.id ?? task.name
+        }" is nested ${depth} deep; tasks nest at most ${LIMITS.depth} levels. Flatten the plan.`,
+      );
+    }
+    const children = task.tasks ?? [];
+    checkChildren(children.length, task.id ?? task.name, where);
+    for (const child of children) stack.push({ task: child, depth: depth + 1 });
+  }
+  if (context.oneCall) checkPerCall(count);
+  if (context.existing !== undefined) checkPerSession(context.existing + count, where);
+  return count;
+}
+
+/** Refuses a call that lists more than {@link LIMITS}.tasksPerCall tasks. */
+export function checkPerCall(count: number): void {
+  if (count > LIMITS.tasksPerCall) {
+    fail(
+      "LIMIT_EXCEEDED",
+      `One call handles at most ${LIMITS.tasksPerCall} tasks; this one has ${count}. Send the rest in further calls, under their new parent.`,
+    );
+  }
+}
+
+/** Refuses a session that would hold more than {@link LIMITS}.tasksPerSession tasks. */
+export function checkPerSession(total: number, where = ""): void {
+  if (total > LIMITS.tasksPerSession) {
+    fail(
+      "LIMIT_EXCEEDED",
+      `${where}a session holds at most ${LIMITS.tasksPerSession} tasks; this would make ${total}. Delete finished tasks or use another sessionId.`,
+    );
+  }
+}
+
+function checkChildren(count: number, owner: string | undefined, where: string): void {
+  if (count > LIMITS.childrenPerTask) {
+    fail(
+      "LIMIT_EXCEEDED",
+      `${where}${
+        owner === undefined ? "the root level" : `task "${owner}"`
+      } has ${count} subtasks; at most ${LIMITS.childrenPerTask} direct subtasks per task (root level too). Group them under new parents.`,
+    );
+  }
+}

@@ -5,7 +5,7 @@
  * transaction, so a refusal leaves the tree as it was (R6.9). None of them touches I/O.
  */
 import { fail } from "./errors.ts";
-import { LIMITS } from "./limits.ts";
+import { checkTreeShape } from "./limits.ts";
 import { taskTable } from "./task_table.ts";
 import type {
   CompleteResult,
@@ -16,7 +16,7 @@ import type {
   TaskView,
   UpdateTaskInput,
 } from "./schemas.ts";
-import { countTasks, heightOf, settleAfterRemoval, type TaskTree } from "./task_tree.ts";
+import { countTasks, settleAfterRemoval, type TaskTree } from "./task_tree.ts";
 
 /** Creates a task with its subtasks under `parentId` or at root level (R1, R2.1–R2.4, R6). */
 export function createTask(
@@ -60,40 +60,15 @@ export function createTask(
 }
 
 function checkNewTasks(tree: TaskTree, input: NewTask, parent: Task | undefined): void {
-  const count = countTasks([input]);
-  if (count > LIMITS.tasksPerCall) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `One call creates at most ${LIMITS.tasksPerCall} tasks; this one has ${count}. Create the rest with further calls under the new parent.`,
-    );
-  }
-  if (tree.size + count > LIMITS.tasksPerSession) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `A session holds at most ${LIMITS.tasksPerSession} tasks; it has ${tree.size} and this call adds ${count}. Delete finished tasks or use another sessionId.`,
-    );
-  }
-  const depth = (parent ? tree.pathTo(parent).length : 0) + heightOf(input);
-  if (depth > LIMITS.depth) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `Tasks nest at most ${LIMITS.depth} levels deep; this would reach ${depth}. Flatten the plan.`,
-    );
-  }
-  if ((parent?.tasks ?? tree.roots).length + 1 > LIMITS.childrenPerTask) {
-    fail(
-      "LIMIT_EXCEEDED",
-      `A task holds at most ${LIMITS.childrenPerTask} direct subtasks (root level too). Group them under new parents.`,
-    );
-  }
+  checkTreeShape([input], {
+    depthAbove: parent ? tree.pathTo(parent).length : 0,
+    parentId: parent?.id,
+    siblings: (parent?.tasks ?? tree.roots).length,
+    existing: tree.size,
+    oneCall: true,
+  });
   const seen = new Set<string>();
   const visit = (t: NewTask) => {
-    if ((t.tasks?.length ?? 0) > LIMITS.childrenPerTask) {
-      fail(
-        "LIMIT_EXCEEDED",
-        `A task holds at most ${LIMITS.childrenPerTask} direct subtasks; "${t.name}" has ${t.tasks!.length}.`,
-      );
-    }
     if (t.id !== undefined) {
       if (seen.has(t.id)) {
         fail("DUPLICATE_ID", `Id "${t.id}" appears twice in this call. Ids are unique per session.`);

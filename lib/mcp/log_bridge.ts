@@ -48,8 +48,6 @@ export interface RequestChannel {
 
 /** The bridge of one MCP server (one connection, or one request when stateless). */
 export interface LogBridge {
-  /** The level this connection's client asked for, or the default. */
-  readonly level: LoggingLevel;
   /** A logger that writes through the base logger and forwards to the client of this request. */
   forRequest(channel: RequestChannel): Logger;
 }
@@ -89,9 +87,6 @@ export function bridgeLogs(mcp: McpServer, base: Logger): LogBridge {
   };
 
   return {
-    get level() {
-      return level;
-    },
     forRequest: (channel) => make(base, channel, {}),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
-import { DomainError, ERROR_CODES, type ErrorCode } from "../domain/errors.ts";
+import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";

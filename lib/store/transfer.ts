@@ -6,8 +6,7 @@
  * ids, the documented limits) and then applied in one atomic change, so any error changes nothing.
  */
 import { DomainError, fail } from "../domain/errors.ts";
-import { LIMITS } from "../domain/limits.ts";
-import type { Task } from "../domain/schemas.ts";
+import { checkTreeShape } from "../domain/limits.ts";
 import { StoreState, validateStoreFile } from "./state.ts";
 import type { Store } from "./store.ts";
 
@@ -41,44 +40,15 @@ export function parseImport(text: string): ParsedImport {
   }
   const sessions = Array.isArray(parsed.data) ? { default: parsed.data } : parsed.data.sessions;
   let tasks = 0;
-  for (const [id, roots] of Object.entries(sessions)) tasks += checkLimits(id, roots);
+  for (const [id, roots] of Object.entries(sessions)) {
+    tasks += checkTreeShape(roots, { existing: 0, where: `Session "${id}": ` });
+  }
   const { state, repairs } = StoreState.fromFile(parsed.data);
   return {
     state,
     repairs,
     counts: { sessions: state.sessions.size, tasks, works: state.works.size, progress: state.progress.size },
   };
-}
-
-/** Counts a session's tasks, refusing one past the documented limits. */
-function checkLimits(sessionId: string, roots: readonly Task[]): number {
-  let count = 0;
-  const wide = (list: readonly Task[], owner: string) => {
-    if (list.length > LIMITS.childrenPerTask) {
-      fail(
-        "LIMIT_EXCEEDED",
-        `Session "${sessionId}": ${owner} has ${list.length} subtasks; at most ${LIMITS.childrenPerTask}.`,
-      );
-    }
-  };
-  wide(roots, "the root level");
-  const stack = roots.map((task) => ({ task, depth: 1 }));
-  while (stack.length > 0) {
-    const { task, depth } = stack.pop()!;
-    count++;
-    if (depth > LIMITS.depth) {
-      fail(
-        "LIMIT_EXCEEDED",
-        `Session "${sessionId}": task "${task.id}" is nested ${depth} deep; at most ${LIMITS.depth}.`,
-      );
-    }
-    wide(task.tasks, `task "${task.id}"`);
-    for (const child of task.tasks) stack.push({ task: child, depth: depth + 1 });
-  }
-  if (count > LIMITS.tasksPerSession) {
-    fail("LIMIT_EXCEEDED", `Session "${sessionId}" has ${count} tasks; at most ${LIMITS.tasksPerSession}.`);
-  }
-  return count;
 }
 
 /** Options of {@link importStore}. */
