@@ -149,8 +149,7 @@ export function updateTasks(
   // The old parents of moved tasks follow what they have left (they may have become leaves).
   for (const from of leftBehind) if (tree.get(from.id) === from) settleAfterRemoval(tree, from);
   for (const leaf of tree.activeLeaves().slice(1)) {
-    tree.setStatus(leaf, "todo");
-    tree.settleFrom(tree.parentOf(leaf));
+    tree.setAndSettle(leaf, "todo");
   }
   return { updated: listed.size, notes };
 }
@@ -181,8 +180,7 @@ export function markDone(tree: TaskTree, taskIds: string[]): { marked: string[];
       continue;
     }
     if (task.status !== "done") {
-      tree.setStatus(task, "done");
-      tree.settleFrom(tree.parentOf(task));
+      tree.setAndSettle(task, "done");
     }
     marked.push(taskId);
   }

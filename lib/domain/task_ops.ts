@@ -197,12 +197,10 @@ export function startTask(tree: TaskTree, id: string): StartResult {
     notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
   } else {
     for (const other of tree.activeLeaves()) {
-      tree.setStatus(other, "todo");
-      tree.settleFrom(tree.parentOf(other));
+      tree.setAndSettle(other, "todo");
       notes.push(`"${other.name}" (${other.id}) was in progress and is back to todo.`);
     }
-    tree.setStatus(leaf, "in_progress");
-    tree.settleFrom(tree.parentOf(leaf));
+    tree.setAndSettle(leaf, "in_progress");
   }
   const path = tree.pathTo(leaf);
   const before = tree.statusBefore;
@@ -281,8 +279,7 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined): Tas
   }
   if (task.status === "todo") checkOrder(tree, task, "complete");
   if (resolution !== undefined) tree.setField(task, "resolution", resolution);
-  tree.setStatus(task, "done");
-  return tree.settleFrom(tree.parentOf(task)).filter((t) => t.status === "done");
+  return tree.setAndSettle(task, "done").filter((t) => t.status === "done");
 }
 
 /**
@@ -318,8 +315,7 @@ export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: Task
           `"${task.name}" (${task.id}) has subtasks, so its status follows them. Set a subtask back to todo instead.`,
         );
       }
-      tree.setStatus(task, "todo");
-      tree.settleFrom(tree.parentOf(task));
+      tree.setAndSettle(task, "todo");
     }
   }
   return {

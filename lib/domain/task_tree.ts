@@ -251,6 +251,12 @@ export class TaskTree {
     return count;
   }
 
+  /** Sets a task's own status and re-derives its ancestors; returns the ancestors that changed. */
+  setAndSettle(task: Task, status: TaskStatus): Task[] {
+    this.setStatus(task, status);
+    return this.settleFrom(this.parentOf(task));
+  }
+
   /**
    * Recomputes the statuses of `parent` and its ancestors from their children (invariant 2).
    *
