@@ -83,7 +83,7 @@ function logListening({ config, log, store }: Runtime, hostname: string, port?: 
   log.info("serving http", {
     url: port === undefined ? hostname : `http://${host}:${port}/mcp`,
     store: store.kind,
-    mode: config.stateless ? "stateless" : "sessions",
+    mode: config.stateless ? "stateless" : "stateful",
     auth: config.authToken ? "bearer" : "none",
   });
 }
@@ -172,7 +172,7 @@ export default {
       Deno.exit(1);
     });
     // deno serve shuts down gracefully on a signal and so waits for every open connection, and a
-    // connected MCP client keeps one open (its SSE stream) forever: end the sessions, then exit.
+    // connected MCP client keeps one open (its SSE stream) forever: end the connections, then exit.
     const stop = async () => {
       await served.stop?.();
       Deno.exit(0);

@@ -19,9 +19,9 @@ export const DEFAULTS = {
   /** Capacity of the work-info cache (R4.1). */
   workCacheSize: 10,
   /** Most live HTTP MCP connections. */
-  maxSessions: 100,
+  maxConnections: 100,
   /** Minutes before an idle HTTP MCP connection is closed. */
-  sessionIdleMinutes: 30,
+  connectionIdleMinutes: 30,
 } as const;
 
 const list = z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean));
@@ -43,14 +43,18 @@ const ConfigSchema = z.object({
   logLevel: z.enum(LOG_LEVELS).default("info"),
   stateless: flag.default(false),
   allowUnauthenticatedRemote: flag.default(false),
-  maxSessions: z.coerce.number().int().min(1).max(10_000).default(DEFAULTS.maxSessions),
-  sessionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.sessionIdleMinutes),
+  maxConnections: z.coerce.number().int().min(1).max(10_000).default(DEFAULTS.maxConnections),
+  connectionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.connectionIdleMinutes),
 });
 
 /** The parsed configuration. */
 export type Config = z.infer<typeof ConfigSchema>;
 
-const ENV_NAMES: Record<string, string> = {
+/**
+ * The environment variable of each setting. `MAX_SESSIONS` and `SESSION_IDLE_MINUTES` bound HTTP MCP
+ * connections: public names, kept as they are.
+ */
+export const ENV_NAMES: Readonly<Record<string, string>> = {
   filePath: "FILE_PATH",
   kvPath: "KV_PATH",
   port: "PORT",
@@ -63,8 +67,8 @@ const ENV_NAMES: Record<string, string> = {
   logLevel: "LOG_LEVEL",
   stateless: "STATELESS",
   allowUnauthenticatedRemote: "ALLOW_UNAUTHENTICATED_REMOTE",
-  maxSessions: "MAX_SESSIONS",
-  sessionIdleMinutes: "SESSION_IDLE_MINUTES",
+  maxConnections: "MAX_SESSIONS",
+  connectionIdleMinutes: "SESSION_IDLE_MINUTES",
 };
 
 const FLAGS: Record<string, string> = {

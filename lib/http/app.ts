@@ -3,7 +3,7 @@
  *
  * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
  * bearer token when `AUTH_TOKEN` is set (401), the body limit (413); only then does MCP see it.
- * Stateful (default): a bounded pool of sessions keyed by `Mcp-Session-Id`. Stateless (`STATELESS=1`,
+ * Stateful (default): a bounded pool of connections keyed by `Mcp-Session-Id`. Stateless (`STATELESS=1`,
  * and on Deno Deploy): one server per request, all state in the store, so instances are interchangeable.
  */
 import { Hono } from "hono";
@@ -17,7 +17,7 @@ import type { Store } from "../store/store.ts";
 import { bearerAuth } from "./auth.ts";
 import { jsonRpcError } from "./errors.ts";
 import { allowLists, hostOriginGuard, originAllowed } from "./guards.ts";
-import { SessionPool } from "./sessions.ts";
+import { ConnectionPool } from "./connections.ts";
 
 export { jsonRpcError } from "./errors.ts";
 
@@ -43,8 +43,8 @@ export type HttpConfig = Partial<
     | "allowedHosts"
     | "allowedOrigins"
     | "stateless"
-    | "maxSessions"
-    | "sessionIdleMinutes"
+    | "maxConnections"
+    | "connectionIdleMinutes"
   >
 >;
 
@@ -52,21 +52,21 @@ export type HttpConfig = Partial<
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one session (or, stateless, for one request). */
+  /** Makes a new MCP server for one connection (or, stateless, for one request). */
   makeServer: () => McpServer;
   config?: HttpConfig;
-  /** The clock for session expiry, in milliseconds; `Date.now` by default. */
+  /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
 }
 
-/** The Hono app; `close()` ends every live MCP session. */
+/** The Hono app; `close()` ends every live MCP connection. */
 export function createApp(options: AppOptions): { app: Hono; close: () => Promise<void> } {
   const { log, makeServer } = options;
   const config = options.config ?? {};
   const lists = allowLists(config);
-  const pool = new SessionPool({
-    max: config.maxSessions ?? DEFAULTS.maxSessions,
-    idleMs: (config.sessionIdleMinutes ?? DEFAULTS.sessionIdleMinutes) * 60_000,
+  const pool = new ConnectionPool({
+    max: config.maxConnections ?? DEFAULTS.maxConnections,
+    idleMs: (config.connectionIdleMinutes ?? DEFAULTS.connectionIdleMinutes) * 60_000,
     log,
     now: options.now,
   });
@@ -115,16 +115,16 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       }
       return await answerAlone(makeServer(), request, body);
     }
-    const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId) {
-      const session = pool.use(sessionId);
-      if (!session) {
+    const connectionId = request.headers.get("mcp-session-id");
+    if (connectionId) {
+      const connection = pool.use(connectionId);
+      if (!connection) {
         return c.json(
           jsonRpcError(-32001, "Session not found: it expired or was closed. Initialize a new session."),
           404,
         );
       }
-      return await session.transport.handleRequest(request, { parsedBody: body });
+      return await connection.transport.handleRequest(request, { parsedBody: body });
     }
     if (request.method !== "POST") {
       return c.json(jsonRpcError(-32000, "Bad Request: Mcp-Session-Id header is required"), 400);
@@ -132,10 +132,10 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     if (!isInitializeRequest(body)) {
       return c.json(jsonRpcError(-32000, "Bad Request: no valid session; send initialize first"), 400);
     }
-    return await openSession(request, body);
+    return await openConnection(request, body);
   });
 
-  async function openSession(request: Request, body: unknown): Promise<Response> {
+  async function openConnection(request: Request, body: unknown): Promise<Response> {
     const server = makeServer();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

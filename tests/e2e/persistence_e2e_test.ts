@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { StoreDocumentSchema } from "../../lib/store/state.ts";
-import { fails, ok, runMain, spawnStdio } from "../support/harness.ts";
+import { fails, ok, spawnStdio } from "../support/harness.ts";
+import { runMain } from "../support/server_process.ts";
 
 type TaskNode = Task;
 

@@ -14,11 +14,11 @@ import {
   type Connection,
   fails,
   ok,
-  quietLogger,
   spawnStdio,
   startHttp,
   textOf,
 } from "../support/harness.ts";
+import { quietLogger } from "../support/logs.ts";
 
 type TaskNode = Task;
 

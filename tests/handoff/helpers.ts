@@ -1,17 +1,6 @@
-/** Shared by the handoff tests: a real logger whose lines are kept, and small readers of replies. */
-import { createLogger, type Logger } from "../../lib/log.ts";
+/** Shared by the handoff tests: small readers of replies. */
 import type { Client } from "../support/sdk_client.ts";
 import { ok } from "../support/harness.ts";
-
-/** A log record as written (one JSON line). */
-export type LogRecord = { level: string; msg: string } & Record<string, unknown>;
-
-/** The real logger at debug level, writing into `records` instead of stderr. */
-export function recordingLogger(): { log: Logger; records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const log = createLogger({ level: "debug", write: (line) => records.push(JSON.parse(line)) });
-  return { log, records };
-}
 
 /** One entry of get_recent_works_info. */
 export interface RecentWork {

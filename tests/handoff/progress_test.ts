@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "../support/sdk_client.ts";
 import { call, connectInMemory, fails, ok, textOf } from "../support/harness.ts";
-import { isIsoTimestamp, recordingLogger } from "./helpers.ts";
+import { recordingLogger } from "../support/logs.ts";
+import { isIsoTimestamp } from "./helpers.ts";
 
 interface ProgressOut {
   project: string;

@@ -8,7 +8,8 @@ import type { Task } from "../../lib/domain/schemas.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { call, connectInMemory, fails, ok, textOf } from "../support/harness.ts";
-import { isIsoTimestamp, recent, recentDescriptions, recordingLogger, save } from "./helpers.ts";
+import { recordingLogger } from "../support/logs.ts";
+import { isIsoTimestamp, recent, recentDescriptions, save } from "./helpers.ts";
 
 interface WorkDetail {
   workId: string;

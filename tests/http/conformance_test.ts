@@ -4,7 +4,7 @@
  * check it reports (`--verbose` prints them as JSON) is a SUCCESS.
  */
 import assert from "node:assert/strict";
-import { runToEnd, spawnServer } from "./http_support.ts";
+import { runToEnd, spawnServer } from "../support/server_process.ts";
 
 /** The suite, pinned; `deno run` fetches it from npm the first time. */
 const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";

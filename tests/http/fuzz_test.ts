@@ -8,8 +8,12 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ERROR_CODES } from "../../lib/domain/errors.ts";
 import { ALL_TOOLS } from "../../lib/mcp/server.ts";
-import { call, CONFIG, MAIN, ROOT } from "../support/harness.ts";
-import { connectHttp, initializeBody, MCP_HEADERS, serverEnv, spawnServer } from "./http_support.ts";
+import { call } from "../support/harness.ts";
+import { spawnChild } from "../support/processes.ts";
+import { mainCommand, spawnServer } from "../support/server_process.ts";
+import { messagesOf } from "../support/sse.ts";
+import { lines } from "../support/streams.ts";
+import { connectHttp, initializeBody, MCP_HEADERS } from "./http_support.ts";
 
 const METHODS = [
   "initialize",
@@ -104,20 +108,6 @@ function assertWellFormedReply(reply: Json, context: string): void {
   }
 }
 
-/** The messages of an HTTP reply (JSON or SSE). */
-async function replies(response: Response): Promise<Json[]> {
-  const text = await response.text();
-  if (text === "") return [];
-  if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-    return text.split("\n\n").flatMap((event) => {
-      const data = event.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5)).join("");
-      return data.trim() ? [JSON.parse(data)] : [];
-    });
-  }
-  const parsed = JSON.parse(text);
-  return Array.isArray(parsed) ? parsed : [parsed];
-}
-
 Deno.test("fuzz over HTTP: malformed and random bodies get JSON-RPC errors; the server keeps answering", async () => {
   await using server = await spawnServer({ args: ["--http"], env: { LOG_LEVEL: "error" } });
   const endpoint = `${server.url}/mcp`;
@@ -139,7 +129,7 @@ Deno.test("fuzz over HTTP: malformed and random bodies get JSON-RPC errors; the 
       });
       const context = `${response.status} for ${text.slice(0, 200)}`;
       assert.ok(response.status < 500, context);
-      const messages = await replies(response);
+      const messages = await messagesOf(response);
       if (response.status >= 400) assert.equal(messages.length, 1, context);
       for (const reply of messages) assertWellFormedReply(reply, context);
     }),
@@ -188,31 +178,12 @@ Deno.test("fuzz over HTTP: random tool arguments get a result or a coded isError
   await call(handle.client, "createTask", { name: "still answering" });
 });
 
-/** Lines of a byte stream, as they arrive. */
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf("\n")) !== -1) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-    }
-  }
-  if (buffered) yield buffered;
-}
-
 Deno.test("fuzz over stdio: garbage lines never crash the server; it answers afterwards", async () => {
   const sample = fc.sample(body, { numRuns: 300 });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, MAIN, "--stdio"],
-    env: serverEnv({ LOG_LEVEL: "error" }),
-    clearEnv: true,
-    cwd: ROOT,
+  const child = spawnChild(mainCommand(["--stdio"], { LOG_LEVEL: "error" }), {
     stdin: "piped",
     stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  });
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   const finals = ["final-init", "final-call", "final-ping"];

@@ -1,7 +1,6 @@
 /**
  * Helpers for the HTTP tests: a real SDK client driving a Hono app through `app.request()` (no
- * socket), raw JSON-RPC posts with their SSE replies decoded, and real server processes
- * (`deno run main.ts` or `deno serve main.ts`) on free loopback ports.
+ * socket), and raw JSON-RPC posts. Server processes, free ports and SSE replies: `tests/support/`.
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
@@ -10,7 +9,7 @@ import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { CONFIG, freePort, MAIN, quietLogger, ROOT, terminate, waitForHealth } from "../support/harness.ts";
+import { quietLogger } from "../support/logs.ts";
 import { Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -67,26 +66,8 @@ export function post(app: Hono, body: unknown, headers: Record<string, string> =
   });
 }
 
-/** The JSON-RPC messages of a reply: the JSON body, or each `data:` event of an SSE body. */
-export async function messagesOf(response: Response): Promise<Record<string, unknown>[]> {
-  const text = await response.text();
-  if (text === "") return [];
-  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-    const parsed = JSON.parse(text);
-    return Array.isArray(parsed) ? parsed : [parsed];
-  }
-  const messages: Record<string, unknown>[] = [];
-  for (const event of text.split(/\n\n/)) {
-    const data = event.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join(
-      "\n",
-    );
-    if (data) messages.push(JSON.parse(data));
-  }
-  return messages;
-}
-
-/** Initializes a raw session on the app; returns its `Mcp-Session-Id`. */
-export async function openRawSession(app: Hono, headers: Record<string, string> = {}): Promise<string> {
+/** Opens a raw MCP connection on the app (initialize); returns its `Mcp-Session-Id`. */
+export async function openRawConnection(app: Hono, headers: Record<string, string> = {}): Promise<string> {
   const response = await post(app, initializeBody(), headers);
   assert.equal(response.status, 200, await response.clone().text());
   const id = response.headers.get("mcp-session-id");
@@ -126,81 +107,4 @@ export function viaApp(...apps: Hono[]): typeof fetch {
     const request = new Request(input, init);
     return Promise.resolve(app.request(request));
   };
-}
-
-/** A server process on a free loopback port. */
-export interface ServerProcess extends AsyncDisposable {
-  /** e.g. `http://127.0.0.1:41234` */
-  url: string;
-  port: number;
-  /** Stops the process (SIGTERM) and returns its exit status and stderr. */
-  stop(): Promise<{ code: number; stderr: string }>;
-}
-
-/** Options of {@link spawnServer}. */
-export interface SpawnServerOptions {
-  /** `run` (default): `deno run -A main.ts`; `serve`: `deno serve -A --host 127.0.0.1 --port N main.ts`. */
-  mode?: "run" | "serve";
-  env?: Record<string, string>;
-  /** Extra arguments after `main.ts`. */
-  args?: string[];
-}
-
-/** The environment a child server gets: ours, minus settings that would change what it serves. */
-export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (
-    const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "AUTH_TOKEN", "STATELESS", "DENO_DEPLOYMENT_ID"]
-  ) {
-    delete env[name];
-  }
-  return { ...env, NO_COLOR: "1", LOG_LEVEL: "info", ...extra };
-}
-
-/** Starts a server process and waits until `/healthz` answers. */
-export async function spawnServer(options: SpawnServerOptions = {}): Promise<ServerProcess> {
-  const port = freePort();
-  const args = options.mode === "serve"
-    ? ["serve", "-A", "--config", CONFIG, "--host", "127.0.0.1", "--port", String(port), MAIN]
-    : ["run", "-A", "--config", CONFIG, MAIN];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...args, ...(options.args ?? [])],
-    env: serverEnv({ PORT: String(port), HOST: "127.0.0.1", ...options.env }),
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  let stopped: Promise<{ code: number; stderr: string }> | undefined;
-  const stop = () =>
-    stopped ??= (async () => {
-      const status = await terminate(child);
-      return { code: status.code, stderr: await stderr };
-    })();
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHealth(url, child);
-  } catch (error) {
-    const { stderr: text } = await stop();
-    throw new Error(`server did not start: ${(error as Error).message}\n${text}`);
-  }
-  return { url, port, stop, [Symbol.asyncDispose]: async () => void await stop() };
-}
-
-/** Runs a command to its end and returns its exit code and output. */
-export async function runToEnd(
-  args: string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args,
-    env: serverEnv(options.env),
-    clearEnv: true,
-    cwd: options.cwd ?? ROOT,
-    stdin: "null",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
 }

@@ -4,8 +4,11 @@
  * refusal to listen beyond loopback without a token.
  */
 import assert from "node:assert/strict";
-import { CONFIG, freePort, MAIN, ok } from "../support/harness.ts";
-import { connectHttp, runToEnd, spawnServer } from "./http_support.ts";
+import { ok } from "../support/harness.ts";
+import { CONFIG, MAIN } from "../support/paths.ts";
+import { freePort } from "../support/processes.ts";
+import { mainArgs, runToEnd, spawnServer } from "../support/server_process.ts";
+import { connectHttp } from "./http_support.ts";
 
 /** Sends a hand-written HTTP/1.1 request to 127.0.0.1 and returns the response's status code. */
 async function rawStatus(port: number, request: string): Promise<number> {
@@ -80,7 +83,7 @@ Deno.test("deno serve on every interface without AUTH_TOKEN exits 1 with the rea
 });
 
 Deno.test("deno run main.ts with a non-loopback HOST and no token exits 1 before listening", async () => {
-  const { code, stderr } = await runToEnd(["run", "-A", "--config", CONFIG, MAIN], {
+  const { code, stderr } = await runToEnd(mainArgs(), {
     env: { HOST: "0.0.0.0", PORT: String(freePort()) },
   });
   assert.equal(code, 1, stderr);

@@ -14,9 +14,9 @@ import {
   makeApp,
   post,
   send,
-  spawnServer,
   viaApp,
 } from "./http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 
 Deno.test("stateless: two instances over one store answer one client as one server", async () => {
   const store = new MemoryStore();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { denoStdout } from "../../lib/mcp/deno_stdio.ts";
-import { CONFIG, MAIN, ROOT } from "../support/harness.ts";
+import { spawnChild } from "../support/processes.ts";
+import { mainCommand } from "../support/server_process.ts";
 
 Deno.test("denoStdout writes every byte in order even when the pipe takes a few at a time", () => {
   const received: number[] = [];
@@ -48,14 +49,10 @@ Deno.test("a client that writes its requests and closes stdin at once still gets
       params: { name: "createTask", arguments: { name: `T${i}` } },
     })),
   ];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, MAIN, "--stdio"],
-    cwd: ROOT,
+  const child = spawnChild(mainCommand(["--stdio"], { LOG_LEVEL: "error", FILE_PATH: `${dir}/tasks.json` }), {
     stdin: "piped",
     stdout: "piped",
-    stderr: "null",
-    env: { LOG_LEVEL: "error", FILE_PATH: `${dir}/tasks.json` },
-  }).spawn();
+  });
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join("\n") + "\n"));
   await writer.close();

@@ -4,7 +4,9 @@
  * client over stdio.
  */
 import assert from "node:assert/strict";
-import { call, CONFIG, ROOT } from "../support/harness.ts";
+import { serverEnv } from "../support/env.ts";
+import { call } from "../support/harness.ts";
+import { CONFIG, ROOT } from "../support/paths.ts";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 
 /** The `bundle` task's arguments, with the output moved to `output`. */
@@ -13,14 +15,6 @@ async function bundleArgs(output: string): Promise<string[]> {
   const task: string = config.tasks.bundle;
   assert.match(task, /^deno bundle --platform deno -o dist\/checklist-mcp\.mjs main\.ts$/);
   return task.split(" ").slice(1).map((arg) => (arg === "dist/checklist-mcp.mjs" ? output : arg));
-}
-
-function childEnv(): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "AUTH_TOKEN", "CHECKLIST_TOOLS"]) {
-    delete env[name];
-  }
-  return { ...env, NO_COLOR: "1", LOG_LEVEL: "warn" };
 }
 
 Deno.test("deno task bundle builds one file that serves stdio under deno run --no-config", async () => {
@@ -43,7 +37,7 @@ Deno.test("deno task bundle builds one file that serves stdio under deno run --n
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
       args: ["run", "--no-config", "-A", output, "--stdio"],
-      env: childEnv(),
+      env: serverEnv({ LOG_LEVEL: "warn" }),
       cwd: dir, // far from the project: nothing but the bundle
       stderr: "ignore",
     });

@@ -9,10 +9,11 @@ import { invariantViolations } from "../../lib/domain/invariants.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { CONFIG } from "../support/paths.ts";
+import { lines as linesOf } from "../support/streams.ts";
 
 const KILLS = 50;
 const WRITER = fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url));
-const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
 type Kind = "file" | "kv";
 
@@ -28,14 +29,10 @@ async function runAndKill(kind: Kind, path: string, run: number): Promise<string
   let firstAck!: () => void;
   const first = new Promise<void>((resolve) => (firstAck = resolve));
   const reading = (async () => {
-    let buffer = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-        lines.push(buffer.slice(0, i));
-        buffer = buffer.slice(i + 1);
-        firstAck();
-      }
+    // One acknowledgement is one short write: a kill never leaves half of it.
+    for await (const line of linesOf(child.stdout)) {
+      lines.push(line);
+      firstAck();
     }
   })();
   const stderr = new Response(child.stderr).text();

@@ -11,8 +11,8 @@ import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { exportStore, importStore, parseImport } from "../../lib/store/transfer.ts";
+import { runToEnd } from "../support/server_process.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 function task(id: string, tasks: unknown[] = [], status = "todo") {
   return { id, name: id, description: "", status, tasks };
@@ -84,15 +84,8 @@ Deno.test("an invalid import changes nothing in a file or KV store", async () =>
   }
 });
 
-async function cli(args: string[], env: Record<string, string>) {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "scripts/transfer.ts", ...args],
-    cwd: ROOT,
-    env: { ...env, FILE_PATH: env.FILE_PATH ?? "", KV_PATH: env.KV_PATH ?? "" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code, stdout: new TextDecoder().decode(stdout), stderr: new TextDecoder().decode(stderr) };
+function cli(args: string[], env: Record<string, string>) {
+  return runToEnd(["run", "-A", "scripts/transfer.ts", ...args], { env });
 }
 
 Deno.test("the export and import commands move a plan from a JSON file into KV and back", async () => {

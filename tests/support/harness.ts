@@ -1,28 +1,26 @@
 /**
  * End-to-end helpers: a real SDK `Client` connected in memory, over a real stdio child process, or
  * over HTTP to a real `main.ts` process; and {@link call}, which also checks each reply against the
- * tool's declared output schema. Every helper returns an async-disposable handle (`await using`).
+ * tool's declared output schema. Every connection is an async-disposable handle (`await using`).
+ * Processes, ports, environment and SSE live beside this file (`processes.ts`, `server_process.ts`,
+ * `env.ts`, `sse.ts`), shared with the benchmarks.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "../../lib/domain/errors.ts";
-import { createLogger, type Logger } from "../../lib/log.ts";
 import { ALL_TOOLS, createServer, type ServerOptions } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { serverEnv } from "./env.ts";
+import { quietLogger } from "./logs.ts";
+import { ROOT } from "./paths.ts";
+import { freePort } from "./processes.ts";
+import { mainArgs, mainCommand, startHttpProcess } from "./server_process.ts";
 import {
   Client,
   InMemoryTransport,
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "./sdk_client.ts";
-
-/** The project root (holds `main.ts` and `deno.json`). */
-export const ROOT: string = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
-/** Absolute path of the entry. */
-export const MAIN: string = `${ROOT}/main.ts`;
-/** Absolute path of the project's config (children run with `--config` so any cwd works). */
-export const CONFIG: string = `${ROOT}/deno.json`;
 
 /** A connected client; disposing it closes the connection and whatever it started. */
 export interface Connection extends AsyncDisposable {
@@ -35,11 +33,6 @@ export interface ToolResult {
   content: { type: string; text?: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
-
-/** A logger that drops everything (tests read replies, not logs). */
-export function quietLogger(): Logger {
-  return createLogger({ level: "error", write: () => {} });
 }
 
 function newClient(): Client {
@@ -72,31 +65,22 @@ export async function connectInMemory(
   return { ...conn, store };
 }
 
-/** Options of {@link spawnStdio}. */
+/** Options of {@link spawnStdio} and {@link startHttp}. */
 export interface SpawnOptions {
-  /** Added to this process's environment. */
+  /** Added to the child's environment (which has no server settings of ours; `LOG_LEVEL=warn`). */
   env?: Record<string, string>;
-  /** Extra arguments after `main.ts --stdio`. */
+  /** Extra arguments after `main.ts` (after `--stdio` for {@link spawnStdio}). */
   args?: string[];
   /** Working directory of the child; the project root by default. */
   cwd?: string;
-}
-
-/** The child's environment: ours (so Deno finds its cache) plus `extra`, minus our own store settings. */
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (const name of ["FILE_PATH", "KV_PATH", "PORT", "HOST", "CHECKLIST_TOOLS", "AUTH_TOKEN"]) {
-    delete env[name];
-  }
-  return { ...env, NO_COLOR: "1", LOG_LEVEL: "warn", ...extra };
 }
 
 /** A client talking to `deno run -A main.ts --stdio` over the child's stdin and stdout. */
 export async function spawnStdio(options: SpawnOptions = {}): Promise<Connection> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "-A", "--config", CONFIG, MAIN, "--stdio", ...(options.args ?? [])],
-    env: childEnv(options.env),
+    args: mainArgs(["--stdio", ...(options.args ?? [])]),
+    env: serverEnv({ LOG_LEVEL: "warn", ...options.env }),
     cwd: options.cwd ?? ROOT,
     stderr: "ignore",
   });
@@ -110,37 +94,6 @@ export async function spawnStdio(options: SpawnOptions = {}): Promise<Connection
   return connection(client, () => client.close());
 }
 
-/** How a run of {@link runMain} ended. */
-export interface RunOutput {
-  code: number;
-  stderr: string;
-}
-
-/**
- * Runs `main.ts --stdio` with stdin closed and waits for it to exit: a server that starts ends at
- * once (end of input), one that cannot start exits non-zero with its reason on stderr.
- */
-export async function runMain(options: SpawnOptions = {}): Promise<RunOutput> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, MAIN, "--stdio", ...(options.args ?? [])],
-    env: childEnv(options.env),
-    clearEnv: true,
-    cwd: options.cwd ?? ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
-}
-
-/** A free TCP port on 127.0.0.1 (listen on 0, read the port, close). */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
 /** A running HTTP server process with a connected client. */
 export interface HttpServer extends Connection {
   /** Base URL, e.g. `http://127.0.0.1:41234`; the MCP endpoint is `${url}/mcp`. */
@@ -152,26 +105,21 @@ export interface HttpServer extends Connection {
 /** Starts `main.ts` as an HTTP server on a free port, waits for `/healthz`, and connects a client. */
 export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer> {
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, MAIN, ...(options.args ?? [])],
-    env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...options.env }),
-    clearEnv: true,
-    cwd: options.cwd ?? ROOT,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const stderrText = new Response(child.stderr).text();
+  const cmd = mainCommand(options.args ?? [], {
+    LOG_LEVEL: "warn",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ...options.env,
+  });
+  const server = await startHttpProcess({ ...cmd, cwd: options.cwd ?? ROOT }, {
+    port,
+    label: "HTTP server",
+  });
   let stderr = "";
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    await terminate(child);
-    stderr = await stderrText;
-  };
+  const stop = async () => void (stderr = (await server.stop()).stderr);
   try {
-    await waitForHealth(url, child);
     const client = newClient();
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     const conn = connection(client, async () => {
       try {
         await client.close();
@@ -179,53 +127,11 @@ export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer>
         await stop();
       }
     });
-    return { ...conn, url, stderr: () => stderr };
+    return { ...conn, url: server.url, stderr: () => stderr };
   } catch (error) {
     await stop();
     throw new Error(`HTTP server did not start: ${(error as Error).message}\n${stderr}`);
   }
-}
-
-/**
- * Sends SIGTERM and waits for the exit; a process still alive after `graceMs` is killed (status
- * 137), so a server that ignores SIGTERM fails its test instead of hanging the suite.
- */
-export async function terminate(child: Deno.ChildProcess, graceMs = 10_000): Promise<Deno.CommandStatus> {
-  try {
-    child.kill("SIGTERM");
-  } catch {
-    // Already exited.
-  }
-  const killer = setTimeout(() => {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Exited meanwhile.
-    }
-  }, graceMs);
-  try {
-    return await child.status;
-  } finally {
-    clearTimeout(killer);
-  }
-}
-
-/** Polls `/healthz` until it answers 200; fails when the child exits first or after 30 s. */
-export async function waitForHealth(url: string, child: Deno.ChildProcess): Promise<void> {
-  let exited = false;
-  child.status.then(() => (exited = true));
-  for (let attempt = 0; attempt < 600; attempt++) {
-    if (exited) throw new Error("the process exited");
-    try {
-      const response = await fetch(`${url}/healthz`);
-      const body = await response.text();
-      if (response.ok) return void JSON.parse(body);
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("no answer on /healthz after 30 s");
 }
 
 /**
