@@ -5,14 +5,16 @@
  *
  *   deno run -A bench/back_to_back.ts [roots=100]   (roots x 9 x 110 tasks; 100 roots = 99,100 tasks)
  */
-import { callTool, connectStdio, floorStdio, serverStdio, stats } from "./support.ts";
+import { floorStdio, serverStdio } from "./commands.ts";
+import { callTool, connectRawStdio } from "./rpc.ts";
+import { stats } from "./stats.ts";
 
 const roots = Number(Deno.args[0] ?? "100");
 const CALLS = 3000;
 const WARMUP = 300;
 
 async function floorNoop(): Promise<number> {
-  await using rpc = await connectStdio(await floorStdio());
+  await using rpc = await connectRawStdio(await floorStdio());
   const samples: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     const t = performance.now();
@@ -23,7 +25,7 @@ async function floorNoop(): Promise<number> {
 }
 
 async function server(): Promise<Record<string, number>> {
-  await using rpc = await connectStdio(await serverStdio());
+  await using rpc = await connectRawStdio(await serverStdio());
   const leaves: string[] = [];
   for (let r = 0; r < roots; r++) {
     await callTool(rpc, "createTask", { id: `r${r}`, name: `Root task ${r}` });

@@ -4,30 +4,19 @@
  * stdout, then kills it. Servers take turns (A, B, C, A, B, C, …) so drift in machine load hits
  * all of them alike.
  */
-import {
-  floorStdio,
-  initializeParams,
-  median,
-  ms,
-  orchestratorStdio,
-  type PartOptions,
-  type PartResult,
-  ratio,
-  type ServerCommand,
-  serverStdio,
-  spawn,
-  stats,
-  table,
-  type Target,
-  verdict,
-  withTimeout,
-} from "./support.ts";
+import { spawnChild } from "../tests/support/processes.ts";
+import { withTimeout } from "../tests/support/time.ts";
+import { floorStdio, type ServerCommand, serverStdio } from "./commands.ts";
+import { orchestratorStdio } from "./peer.ts";
+import { ms, type PartOptions, type PartResult, ratio, table, type Target, verdict } from "./report.ts";
+import { initializeParams } from "./rpc.ts";
+import { median, stats } from "./stats.ts";
 
 /** Milliseconds from spawn to the initialize answer, for one run. */
 export async function timeToInitialize(cmd: ServerCommand): Promise<number> {
   const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initializeParams() });
   const started = performance.now();
-  const child = spawn(cmd);
+  const child = spawnChild(cmd, { stdin: "piped", stdout: "piped" });
   try {
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(request + "\n"));

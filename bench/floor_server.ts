@@ -1,7 +1,7 @@
 /**
  * The benchmark floor: the same MCP SDK with one no-op tool and nothing else, over stdio
  * (`--stdio`) or Streamable HTTP at `127.0.0.1:$PORT/mcp` (Hono and the SDK's web-standard
- * transport, stateful sessions, or one transport per request with `STATELESS=1`), the same
+ * transport, stateful connections, or one transport per request with `STATELESS=1`), the same
  * pattern as `lib/http/app.ts`. What any server built on this SDK pays before doing real work.
  */
 import { z } from "zod";
@@ -38,7 +38,7 @@ async function serveHttp(): Promise<void> {
   const sdk = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
   type Transport = WebStandardStreamableHTTPServerTransport;
   const stateless = ["1", "true", "yes"].includes(Deno.env.get("STATELESS") ?? "");
-  const sessions = new Map<string, Transport>();
+  const connections = new Map<string, Transport>();
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.all("/mcp", async (c) => {
@@ -52,15 +52,15 @@ async function serveHttp(): Promise<void> {
     }
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId) {
-      const transport = sessions.get(sessionId);
+      const transport = connections.get(sessionId);
       if (!transport) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "no session" } }, 404);
       return await transport.handleRequest(c.req.raw);
     }
     const server = createFloorServer();
     const transport: Transport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id: string) => void sessions.set(id, transport),
-      onsessionclosed: (id: string) => void sessions.delete(id),
+      onsessioninitialized: (id: string) => void connections.set(id, transport),
+      onsessionclosed: (id: string) => void connections.delete(id),
     });
     await server.connect(transport);
     return await transport.handleRequest(c.req.raw);

@@ -8,29 +8,14 @@
  * every call is valid; createTask adds one leaf under a subtask and an untimed deleteTask removes
  * it again, keeping the session at its size.
  */
-import {
-  callTool,
-  connectHttp,
-  connectStdio,
-  fillSession,
-  floorHttp,
-  floorStdio,
-  freePort,
-  ms,
-  type PartOptions,
-  type PartResult,
-  type Rpc,
-  rssKiB,
-  serverHttp,
-  serverStdio,
-  sleep,
-  startHttpServer,
-  type Stats,
-  stats,
-  table,
-  type Target,
-  verdict,
-} from "./support.ts";
+import { freePort } from "../tests/support/processes.ts";
+import { sleep } from "../tests/support/time.ts";
+import { floorHttp, floorStdio, serverHttp, serverStdio, startHttpServer } from "./commands.ts";
+import { rssKiB } from "./machine.ts";
+import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
+import { callTool, connectRawHttp, connectRawStdio, type Rpc } from "./rpc.ts";
+import { fillSession } from "./shapes.ts";
+import { type Stats, stats } from "./stats.ts";
 
 type Transport = "stdio" | "http";
 const TOOLS = ["getTask", "startTask", "completeTask", "createTask"] as const;
@@ -43,7 +28,7 @@ interface Connected {
 
 async function connect(transport: Transport, who: "server" | "floor"): Promise<Connected> {
   if (transport === "stdio") {
-    const rpc = await connectStdio(who === "server" ? await serverStdio() : await floorStdio());
+    const rpc = await connectRawStdio(who === "server" ? await serverStdio() : await floorStdio());
     return { rpc, close: () => rpc.close() };
   }
   const port = freePort();
@@ -52,7 +37,7 @@ async function connect(transport: Transport, who: "server" | "floor"): Promise<C
     port,
   );
   try {
-    const rpc = await connectHttp(server.url, server.child.pid);
+    const rpc = await connectRawHttp(`${server.url}/mcp`, server.child.pid);
     return {
       rpc,
       close: async () => {

@@ -3,34 +3,26 @@
  * this server against the floor (and task-orchestrator-mcp for reference), and this server holding
  * 100,000 tasks in one session (filled by createTask calls, memory store).
  */
-import {
-  connectStdio,
-  fillSession,
-  floorStdio,
-  median,
-  orchestratorStdio,
-  type PartOptions,
-  type PartResult,
-  rssKiB,
-  type ServerCommand,
-  serverStdio,
-  sleep,
-  table,
-  type Target,
-  verdict,
-} from "./support.ts";
+import { sleep } from "../tests/support/time.ts";
+import { floorStdio, type ServerCommand, serverStdio } from "./commands.ts";
+import { rssKiB } from "./machine.ts";
+import { orchestratorStdio } from "./peer.ts";
+import { type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
+import { connectRawStdio } from "./rpc.ts";
+import { fillSession } from "./shapes.ts";
+import { median } from "./stats.ts";
 
 const SETTLE_MS = 1000;
 
 async function idleRss(cmd: ServerCommand): Promise<number> {
-  await using rpc = await connectStdio(cmd);
+  await using rpc = await connectRawStdio(cmd);
   await rpc.request("tools/list");
   await sleep(SETTLE_MS);
   return await rssKiB(rpc.pid!);
 }
 
 async function fullRss(size: number): Promise<number> {
-  await using rpc = await connectStdio(await serverStdio());
+  await using rpc = await connectRawStdio(await serverStdio());
   await fillSession(rpc, { sessionId: "bench", size });
   await sleep(SETTLE_MS);
   return await rssKiB(rpc.pid!);

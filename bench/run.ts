@@ -12,7 +12,9 @@ import { coldStart } from "./cold_start.ts";
 import { latency } from "./latency.ts";
 import { memory } from "./memory.ts";
 import { storeChange } from "./store_change.ts";
-import { machine, type PartOptions, type PartResult, ROOT, table, verdict } from "./support.ts";
+import { updateBenchmarks } from "./figures.ts";
+import { machine } from "./machine.ts";
+import { type PartOptions, type PartResult, table, verdict } from "./report.ts";
 import { throughput } from "./throughput.ts";
 
 const PARTS = ["cold", "latency", "throughput", "memory", "store"] as const;
@@ -105,12 +107,8 @@ async function main(): Promise<void> {
   ].join("\n");
   console.log(block);
   if (write) {
-    const path = `${ROOT}/BENCHMARKS.md`;
-    const current = await Deno.readTextFile(path).catch(() => undefined);
-    await Deno.writeTextFile(path, placeBlock(current, block));
-    // `deno task ok` checks formatting, Markdown included: leave the file as `deno fmt` wants it.
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", path], cwd: ROOT }).output();
-    note(`wrote ${path}`);
+    await updateBenchmarks((current) => placeBlock(current, block));
+    note("wrote BENCHMARKS.md");
   }
 }
 

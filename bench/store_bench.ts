@@ -18,6 +18,10 @@ import { KvStore } from "../lib/store/kv/kv_store.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
 import { StoreState } from "../lib/store/state.ts";
 import type { Store } from "../lib/store/store.ts";
+import { updateBenchmarks } from "./figures.ts";
+import { machine } from "./machine.ts";
+import { ms } from "./report.ts";
+import { percentileOf } from "./stats.ts";
 
 type Kind = "memory" | "file" | "kv";
 const SESSION = "bench";
@@ -32,16 +36,6 @@ interface Row {
   complete: number[];
   create: number[];
   seen?: number[];
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function fmt(ms: number | undefined): string {
-  if (ms === undefined || Number.isNaN(ms)) return "—";
-  return ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 
 /** Nearly N tasks: `size / 800` roots (at least 10; room for new subtasks), each with the rest as leaves. */
@@ -158,20 +152,11 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
   }
 }
 
-async function machine(): Promise<string> {
-  let cpu = "unknown CPU";
-  try {
-    cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.+)/)?.[1] ?? cpu;
-  } catch {
-    // Not Linux, or no --allow-all (Deno guards /proc/cpuinfo): the model stays unknown.
-  }
-  let load = "";
-  try {
-    load = `, load average ${(await Deno.readTextFile("/proc/loadavg")).split(" ")[0]} at the start`;
-  } catch {
-    // No /proc/loadavg: left out.
-  }
-  return `${navigator.hardwareConcurrency} CPUs (nproc), ${cpu}; Deno ${Deno.version.deno}, ${Deno.build.os}${load}`;
+/** One line on the machine, for the section's first paragraph. */
+async function describeMachine(): Promise<string> {
+  const m = await machine();
+  const load = m.loadavg ? `, load average ${m.loadavg.split(" ")[0]} at the start` : "";
+  return `${m.cpus} CPUs (nproc), ${m.cpu}; Deno ${m.deno}, ${m.os}${load}`;
 }
 
 function report(rows: Row[], machineLine: string, n: number): string {
@@ -188,24 +173,24 @@ function report(rows: Row[], machineLine: string, n: number): string {
   ];
   for (const r of rows) {
     const pair = (s: number[] | undefined) =>
-      s ? `${fmt(percentile(s, 50))} / ${fmt(percentile(s, 95))}` : "—";
+      s ? `${ms(percentileOf(s, 50))} / ${ms(percentileOf(s, 95))}` : "—";
     lines.push(
       `| ${label[r.kind]} | ${r.size.toLocaleString("en-US")} | ${pair(r.edit)} | ${pair(r.complete)} | ${
         pair(r.create)
-      } | ${pair(r.seen)} | ${fmt(r.loadMs)} | ${fmt(r.fillMs)} |`,
+      } | ${pair(r.seen)} | ${ms(r.loadMs ?? NaN)} | ${ms(r.fillMs)} |`,
     );
   }
   const p50 = (kind: Kind, smallest: boolean) => {
     const of = rows.filter((r) => r.kind === kind);
     const row = smallest ? of[0] : of[of.length - 1];
-    return row && { size: row.size, ms: percentile(row.edit, 50) };
+    return row && { size: row.size, ms: percentileOf(row.edit, 50) };
   };
   const growth = (kind: Kind) => {
     const [a, b] = [p50(kind, true), p50(kind, false)];
     return a && b && a.size !== b.size
       ? `${(b.ms / a.ms).toFixed(1)}× from ${a.size.toLocaleString("en-US")} to ${
         b.size.toLocaleString("en-US")
-      } tasks (edit p50 ${fmt(a.ms)} → ${fmt(b.ms)} ms)`
+      } tasks (edit p50 ${ms(a.ms)} → ${ms(b.ms)} ms)`
       : "not measured";
   };
   lines.push(
@@ -234,22 +219,6 @@ export function placeSection(document: string | undefined, section: string): str
   return `${document.slice(0, start)}${section}\n${next < 0 ? "" : "\n"}${document.slice(end)}`;
 }
 
-/** `markdown` as `deno fmt` writes it (the project's line width), so `deno fmt --check` stays clean. */
-async function formatted(markdown: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(markdown));
-  await writer.close();
-  const { code, stdout } = await child.output();
-  return code === 0 ? new TextDecoder().decode(stdout).trimEnd() : markdown;
-}
-
 if (import.meta.main) {
   const quick = Deno.args.includes("--quick");
   const n = quick ? 30 : 200;
@@ -268,17 +237,10 @@ if (import.meta.main) {
     console.error(`[bench:store] ${kind} ${size}`);
     rows.push(await measure(kind, size, kind === "file" && size >= 10_000 ? Math.min(n, 100) : n));
   }
-  const text = report(rows, await machine(), n);
+  const text = report(rows, await describeMachine(), n);
   console.log(text);
   if (Deno.args.includes("--write")) {
-    const file = new URL("../BENCHMARKS.md", import.meta.url);
-    let document: string | undefined;
-    try {
-      document = await Deno.readTextFile(file);
-    } catch {
-      document = undefined;
-    }
-    await Deno.writeTextFile(file, placeSection(document, await formatted(text)));
+    await updateBenchmarks((document) => placeSection(document, text));
     console.error("[bench:store] BENCHMARKS.md updated");
   }
 }

@@ -5,26 +5,12 @@
  * call's latency includes the store's write. Store-level figures (no MCP) are in the section
  * "Store mutation latency" written by `bench/store_bench.ts`.
  */
-import {
-  BENCH_DIR,
-  callTool,
-  connectStdio,
-  fillSession,
-  ms,
-  type PartOptions,
-  type PartResult,
-  type Rpc,
-  serverStdio,
-  shapeDocument,
-  shapeFor,
-  type ShapeIds,
-  shapeIds,
-  type Stats,
-  stats,
-  table,
-  type Target,
-  verdict,
-} from "./support.ts";
+import { serverStdio } from "./commands.ts";
+import { BENCH_DIR } from "./peer.ts";
+import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
+import { callTool, connectRawStdio, type Rpc } from "./rpc.ts";
+import { fillSession, shapeDocument, shapeFor, type ShapeIds, shapeIds } from "./shapes.ts";
+import { type Stats, stats } from "./stats.ts";
 
 type StoreKind = "memory" | "file" | "kv";
 
@@ -88,7 +74,7 @@ async function run(config: Config, n: number, options: PartOptions): Promise<Out
   try {
     let rpc: Rpc;
     try {
-      rpc = await connectStdio(await serverStdio(env));
+      rpc = await connectRawStdio(await serverStdio(env));
     } catch (error) {
       return { ...config, unavailable: (error as Error).message };
     }

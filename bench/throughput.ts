@@ -4,22 +4,13 @@
  * this server's getTask on a 100-task session against the floor's no-op tool. Each client sends
  * one request at a time; the load generator runs in this process on the same machine.
  */
-import {
-  callTool,
-  connectHttp,
-  fillSession,
-  floorHttp,
-  freePort,
-  type HttpRpc,
-  ms,
-  type PartOptions,
-  type PartResult,
-  serverHttp,
-  sleep,
-  startHttpServer,
-  stats,
-  table,
-} from "./support.ts";
+import { freePort } from "../tests/support/processes.ts";
+import { sleep } from "../tests/support/time.ts";
+import { floorHttp, serverHttp, startHttpServer } from "./commands.ts";
+import { ms, type PartOptions, type PartResult, table } from "./report.ts";
+import { callTool, connectRawHttp, type HttpRpc } from "./rpc.ts";
+import { fillSession } from "./shapes.ts";
+import { stats } from "./stats.ts";
 
 type Mode = "stateful" | "stateless";
 
@@ -87,7 +78,7 @@ async function series(
   const sessionId = "bench";
   let leaves: string[] = [];
   {
-    await using setup = await connectHttp(server.url, server.child.pid);
+    await using setup = await connectRawHttp(`${server.url}/mcp`, server.child.pid);
     if (mode === "stateless" && setup.sessionId !== undefined) {
       return {
         who,
@@ -104,7 +95,7 @@ async function series(
   const runs: Run[] = [];
   for (const n of concurrency) {
     const clients = await Promise.all(
-      Array.from({ length: n }, () => connectHttp(server.url, server.child.pid)),
+      Array.from({ length: n }, () => connectRawHttp(`${server.url}/mcp`, server.child.pid)),
     );
     try {
       await drive(clients, call, Math.min(0.5, seconds / 4));
@@ -158,7 +149,7 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     "## 3. HTTP throughput (concurrent clients)",
     "",
     `Each client sends one request at a time for ${seconds} s (after a short warm-up); checklist-mcp answers`,
-    "getTask on a 100-task session, the floor its no-op tool. Stateful: one MCP session per client.",
+    "getTask on a 100-task session, the floor its no-op tool. Stateful: one MCP connection per client.",
     "Stateless (`STATELESS=1`): a new server and transport per request. The load generator shares the machine.",
     "",
     table([

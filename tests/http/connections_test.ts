@@ -4,19 +4,14 @@
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
-import {
-  connectHttp,
-  ENDPOINT,
-  makeApp,
-  openRawConnection,
-  post,
-  send,
-  viaApp,
-} from "./http_support.ts";
+import { connectHttp, ENDPOINT, makeApp, openRawConnection, post, send, viaApp } from "./http_support.ts";
+import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
 
 async function pingStatus(app: Hono, connection: string): Promise<number> {
-  const response = await post(app, { jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-session-id": connection });
+  const response = await post(app, { jsonrpc: "2.0", id: 1, method: "ping" }, {
+    "mcp-session-id": connection,
+  });
   if (response.status === 200) {
     const [reply] = await messagesOf(response);
     assert.deepEqual(reply, { jsonrpc: "2.0", id: 1, result: {} });
@@ -94,4 +89,21 @@ Deno.test("close() ends every live connection, open streams included", async () 
   await app.close();
   assert.equal((await body.read()).done, true, "the standalone SSE stream was closed");
   assert.equal(await pingStatus(app.app, connection), 404);
+});
+
+Deno.test("the pool logs connections as connections: opened, closed and evicted, with their id", async () => {
+  const { log, records } = recordingLogger();
+  await using app = makeApp({ maxConnections: 1 }, { log });
+  const first = await openRawConnection(app.app);
+  const second = await openRawConnection(app.app); // evicts the first
+  const response = await send(app.app, { method: "DELETE", headers: { "mcp-session-id": second } });
+  await response.body?.cancel();
+  const pool = records.filter((r) => r.msg.startsWith("http connection"));
+  assert.deepEqual(pool.map((r) => [r.msg, r.connection]), [
+    ["http connection opened", first],
+    ["http connection evicted: too many live connections", first],
+    ["http connection opened", second],
+    ["http connection closed", second],
+  ]);
+  assert.ok(records.every((r) => !("session" in r)), "no log field says session for a connection");
 });

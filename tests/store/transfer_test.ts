@@ -13,7 +13,6 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { exportStore, importStore, parseImport } from "../../lib/store/transfer.ts";
 import { runToEnd } from "../support/server_process.ts";
 
-
 function task(id: string, tasks: unknown[] = [], status = "todo") {
   return { id, name: id, description: "", status, tasks };
 }

@@ -66,7 +66,11 @@ export async function terminate(child: Deno.ChildProcess, graceMs = 10_000): Pro
 }
 
 /** Polls `${url}/healthz` until it answers 200 with JSON; fails when the child exits first or after `timeoutMs`. */
-export async function waitForHealth(url: string, child: Deno.ChildProcess, timeoutMs = 30_000): Promise<void> {
+export async function waitForHealth(
+  url: string,
+  child: Deno.ChildProcess,
+  timeoutMs = 30_000,
+): Promise<void> {
   let exited = false;
   child.status.then(() => (exited = true));
   const deadline = performance.now() + timeoutMs;

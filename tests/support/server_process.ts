@@ -40,7 +40,10 @@ export interface HttpProcessOptions {
 }
 
 /** Starts an HTTP server command and waits until `/healthz` answers; stops it again when it does not. */
-export async function startHttpProcess(cmd: ChildCommand, options: HttpProcessOptions): Promise<ServerProcess> {
+export async function startHttpProcess(
+  cmd: ChildCommand,
+  options: HttpProcessOptions,
+): Promise<ServerProcess> {
   const { port } = options;
   const child = spawnChild(cmd, { stderr: options.stderr ?? "piped" });
   const stderr = options.stderr === "null" ? Promise.resolve("") : new Response(child.stderr).text();

@@ -1,0 +1,88 @@
+/**
+ * How the benchmarks start each server: this one exactly as its `deno.json` tasks do (`stdio`,
+ * `start`), and the floor (`floor_server.ts`) with the same permissions. Every child gets the
+ * environment of `tests/support/env.ts`: ours without any server setting.
+ */
+import { serverEnv } from "../tests/support/env.ts";
+import { ROOT } from "../tests/support/paths.ts";
+import type { ChildCommand } from "../tests/support/processes.ts";
+import { type ServerProcess, startHttpProcess } from "../tests/support/server_process.ts";
+
+/** The floor server (same SDK, one no-op tool). */
+export const FLOOR: string = `${ROOT}/bench/floor_server.ts`;
+
+/** How to start one server, and its name in the tables. */
+export interface ServerCommand extends ChildCommand {
+  label: string;
+}
+
+/** A `deno.json` task `deno run FLAGS ENTRY ARGS` split into its parts. */
+async function taskParts(task: string): Promise<{ flags: string[]; entry: string; args: string[] }> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as {
+    tasks: Record<string, string>;
+  };
+  const words = (config.tasks[task] ?? "").split(/\s+/).filter(Boolean);
+  const entry = words.findIndex((w, i) => i >= 2 && !w.startsWith("-"));
+  if (words[0] !== "deno" || words[1] !== "run" || entry < 0) {
+    throw new Error(`task ${task} is not "deno run … FILE"`);
+  }
+  return { flags: words.slice(2, entry), entry: words[entry]!, args: words.slice(entry + 1) };
+}
+
+/** `run` and the words of a task after `deno run`. */
+async function taskArgs(task: string): Promise<string[]> {
+  const { flags, entry, args } = await taskParts(task);
+  return ["run", ...flags, entry, ...args];
+}
+
+/** This server over stdio, exactly as the `stdio` task starts it. */
+export async function serverStdio(env: Record<string, string> = {}): Promise<ServerCommand> {
+  return {
+    label: "checklist-mcp",
+    command: Deno.execPath(),
+    args: await taskArgs("stdio"),
+    cwd: ROOT,
+    env: serverEnv(env),
+  };
+}
+
+/** The floor over stdio, with the permissions of the `stdio` task. */
+export async function floorStdio(): Promise<ServerCommand> {
+  return {
+    label: "floor",
+    command: Deno.execPath(),
+    args: ["run", ...(await taskParts("stdio")).flags, FLOOR, "--stdio"],
+    cwd: ROOT,
+    env: serverEnv(),
+  };
+}
+
+/** This server over HTTP on `port`, exactly as the `start` task starts it. */
+export async function serverHttp(port: number, env: Record<string, string> = {}): Promise<ServerCommand> {
+  return {
+    label: "checklist-mcp",
+    command: Deno.execPath(),
+    args: await taskArgs("start"),
+    cwd: ROOT,
+    env: serverEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
+  };
+}
+
+/** The floor over HTTP on `port`, with the permissions of the `start` task. */
+export async function floorHttp(port: number, env: Record<string, string> = {}): Promise<ServerCommand> {
+  return {
+    label: "floor",
+    command: Deno.execPath(),
+    args: ["run", ...(await taskParts("start")).flags, FLOOR],
+    cwd: ROOT,
+    env: serverEnv({ PORT: String(port), ...env }),
+  };
+}
+
+/**
+ * Starts an HTTP server command on `port` and waits for `/healthz` (at most 30 s); stderr is
+ * discarded and a stop waits 2 s after SIGTERM before SIGKILL.
+ */
+export function startHttpServer(cmd: ServerCommand, port: number): Promise<ServerProcess> {
+  return startHttpProcess(cmd, { port, stderr: "null", graceMs: 2000, label: cmd.label });
+}

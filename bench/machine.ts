@@ -1,0 +1,46 @@
+/** The machine the figures are taken on, and the resident memory of a process (Linux `/proc`). */
+
+/** The machine the figures were taken on. */
+export interface Machine {
+  cpus: string;
+  cpu: string;
+  ram: string;
+  os: string;
+  deno: string;
+  node: string;
+  loadavg: string;
+}
+
+/** Describes this machine (Linux `/proc`; `-A`, since Deno guards `/proc/cpuinfo`). */
+export async function machine(): Promise<Machine> {
+  const cpuinfo = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");
+  const meminfo = await Deno.readTextFile("/proc/meminfo").catch(() => "");
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? "unknown";
+  const memKb = Number(/^MemTotal:\s*(\d+)/m.exec(meminfo)?.[1] ?? NaN);
+  const load = await Deno.readTextFile("/proc/loadavg").catch(() => "");
+  const node = await output("node", ["--version"]);
+  return {
+    cpus: String(navigator.hardwareConcurrency),
+    cpu: model,
+    ram: `${(memKb / 1024 / 1024).toFixed(1)} GiB`,
+    os: `${Deno.build.os} ${Deno.build.arch}, kernel ${Deno.osRelease()}`,
+    deno: Deno.version.deno,
+    node: node.trim() || "not found",
+    loadavg: load.split(" ").slice(0, 3).join(" "),
+  };
+}
+
+async function output(command: string, args: string[]): Promise<string> {
+  try {
+    const result = await new Deno.Command(command, { args, stdout: "piped", stderr: "null" }).output();
+    return new TextDecoder().decode(result.stdout);
+  } catch {
+    return "";
+  }
+}
+
+/** Resident memory of a process in KiB (`VmRSS` in `/proc/PID/status`). */
+export async function rssKiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/^VmRSS:\s*(\d+)/m.exec(status)?.[1] ?? NaN);
+}
