@@ -13,17 +13,14 @@
 import { createTask, deleteTask } from "../lib/domain/task_ops.ts";
 import type { Task } from "../lib/domain/schemas.ts";
 import type { TaskTree } from "../lib/domain/task_tree.ts";
-import { JsonFileStore } from "../lib/store/json_file_store.ts";
-import { KvStore } from "../lib/store/kv/kv_store.ts";
-import { MemoryStore } from "../lib/store/memory_store.ts";
 import { StoreState } from "../lib/store/state.ts";
-import type { Store } from "../lib/store/store.ts";
+import { STORE_KINDS, type StoreKind } from "../tests/support/store_places.ts";
 import { updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
 import { ms } from "./report.ts";
 import { percentileOf } from "./stats.ts";
 
-type Kind = "memory" | "file" | "kv";
+type Kind = StoreKind["name"];
 const SESSION = "bench";
 const HEADING = "## Store mutation latency";
 
@@ -57,12 +54,6 @@ function sessionOf(size: number): Task[] {
   }));
 }
 
-async function open(kind: Kind, path: string, memory: MemoryStore): Promise<Store> {
-  if (kind === "file") return await JsonFileStore.open(path);
-  if (kind === "kv") return await KvStore.open(path);
-  return memory;
-}
-
 async function time(samples: number[], fn: () => Promise<unknown>): Promise<void> {
   const started = performance.now();
   await fn();
@@ -70,9 +61,7 @@ async function time(samples: number[], fn: () => Promise<unknown>): Promise<void
 }
 
 async function measure(kind: Kind, size: number, n: number): Promise<Row> {
-  const dir = await Deno.makeTempDir({ prefix: "checklist-bench-" });
-  const path = `${dir}/${kind === "file" ? "store.json" : "store.sqlite"}`;
-  const memory = new MemoryStore();
+  const place = await STORE_KINDS.find((k) => k.name === kind)!.place();
   try {
     const { state } = StoreState.fromFile({
       version: 1,
@@ -80,7 +69,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
       works: [],
       progress: {},
     });
-    let store = await open(kind, path, memory);
+    let store = await place.open();
     const fillStarted = performance.now();
     await store.importState(state);
     const row: Row = {
@@ -94,7 +83,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
     if (kind !== "memory") {
       await store.close();
       const loadStarted = performance.now();
-      store = await open(kind, path, memory);
+      store = await place.open();
       await store.readTree(SESSION, () => {});
       row.loadMs = performance.now() - loadStarted;
     }
@@ -133,7 +122,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
       await store.updateTree(SESSION, (tree) => deleteTask(tree, `new-${i}`));
     }
     if (kind !== "memory") {
-      const other = await open(kind, path, memory);
+      const other = await place.open();
       await other.readTree(SESSION, () => {});
       row.seen = [];
       for (let i = 0; i < Math.min(n, 30); i++) {
@@ -148,7 +137,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
     await store.close();
     return row;
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await place.cleanup();
   }
 }
 

@@ -14,7 +14,7 @@ import { byRecency, saveWork, touchWork, type WorkEntry } from "../../lib/domain
 import { StoreState } from "../../lib/store/state.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { canonical } from "./fixtures/canonical.ts";
-import { type Place, STORE_KINDS, type StoreKind } from "./fixtures/places.ts";
+import { type Place, STORE_KINDS, type StoreKind } from "../support/store_places.ts";
 
 /** The session's tree as canonical JSON text ("" when absent); asserts its invariants. */
 function dump(store: Store, sessionId = "s"): Promise<string> {
