@@ -115,6 +115,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       }
       return await answerAlone(makeServer(), request, body);
     }
+    // Replies to the client keep the protocol's word: to it, a connection is its MCP session.
     const connectionId = request.headers.get("mcp-session-id");
     if (connectionId) {
       const connection = pool.use(connectionId);
