@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { ok } from "../support/harness.ts";
-import { CONFIG, MAIN } from "../support/paths.ts";
 import { freePort } from "../support/processes.ts";
-import { mainArgs, runToEnd, spawnServer } from "../support/server_process.ts";
+import { mainArgs, runToEnd, serveArgs, spawnServer } from "../support/server_process.ts";
 import { connectHttp } from "./http_support.ts";
 
 /** Sends a hand-written HTTP/1.1 request to 127.0.0.1 and returns the response's status code. */
@@ -75,7 +74,7 @@ Deno.test("deno serve exits on SIGTERM while a client is still connected", async
 Deno.test("deno serve on every interface without AUTH_TOKEN exits 1 with the reason", async () => {
   const port = freePort();
   const { code, stderr } = await runToEnd(
-    ["serve", "-A", "--config", CONFIG, "--host", "0.0.0.0", "--port", String(port), MAIN],
+    serveArgs("0.0.0.0", port),
     { env: { LOG_LEVEL: "info" } },
   );
   assert.equal(code, 1, stderr);

@@ -12,6 +12,11 @@ export function mainArgs(args: readonly string[] = []): string[] {
   return ["run", "-A", "--config", CONFIG, MAIN, ...args];
 }
 
+/** The arguments of `deno serve -A --config deno.json --host HOST --port PORT main.ts`. */
+export function serveArgs(host: string, port: number): string[] {
+  return ["serve", "-A", "--config", CONFIG, "--host", host, "--port", String(port), MAIN];
+}
+
 /** `deno` with {@link mainArgs} in the project root, with the server environment plus `env`. */
 export function mainCommand(args: readonly string[], env: Record<string, string> = {}): ChildCommand {
   return { command: Deno.execPath(), args: mainArgs(args), cwd: ROOT, env: serverEnv(env) };
@@ -77,12 +82,7 @@ export function spawnServer(options: SpawnServerOptions = {}): Promise<ServerPro
   const port = freePort();
   const env = serverEnv({ PORT: String(port), HOST: "127.0.0.1", ...options.env });
   const cmd = options.mode === "serve"
-    ? {
-      command: Deno.execPath(),
-      args: ["serve", "-A", "--config", CONFIG, "--host", "127.0.0.1", "--port", String(port), MAIN],
-      cwd: ROOT,
-      env,
-    }
+    ? { command: Deno.execPath(), args: serveArgs("127.0.0.1", port), cwd: ROOT, env }
     : { command: Deno.execPath(), args: mainArgs(), cwd: ROOT, env };
   return startHttpProcess({ ...cmd, args: [...cmd.args, ...(options.args ?? [])] }, { port });
 }
