@@ -17,7 +17,11 @@ const WRITER = fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url));
 
 type Kind = "file" | "kv";
 
-/** Runs the writer until its first acknowledgement plus a random pause, kills it; returns its acks. */
+/**
+ * Runs the writer until it has acknowledged a random 4–8 writes, plus a random pause, and kills it;
+ * returns its acks. Counting acks rather than waiting a fixed time keeps the kills inside streams of
+ * writes however loaded the machine is.
+ */
 async function runAndKill(kind: Kind, path: string, run: number): Promise<string[]> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--config", CONFIG, WRITER, kind, path, String(run)],
@@ -26,18 +30,19 @@ async function runAndKill(kind: Kind, path: string, run: number): Promise<string
     stderr: "piped",
   }).spawn();
   const lines: string[] = [];
-  let firstAck!: () => void;
-  const first = new Promise<void>((resolve) => (firstAck = resolve));
+  const target = 4 + Math.floor(Math.random() * 5);
+  let enoughAcks!: () => void;
+  const enough = new Promise<void>((resolve) => (enoughAcks = resolve));
   const reading = (async () => {
     // One acknowledgement is one short write: a kill never leaves half of it.
     for await (const line of linesOf(child.stdout)) {
       lines.push(line);
-      firstAck();
+      if (lines.length >= target) enoughAcks();
     }
   })();
   const stderr = new Response(child.stderr).text();
-  await Promise.race([first, child.status]);
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 250));
+  await Promise.race([enough, child.status]);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * 100));
   try {
     child.kill("SIGKILL");
   } catch {
