@@ -16,7 +16,7 @@ export type ToolGroup = typeof TOOL_GROUPS[number];
 export const DEFAULTS = {
   port: 8585,
   host: "127.0.0.1",
-  /** Capacity of the work-info cache (R4.1). */
+  /** Capacity of the work-info cache (docs/requirements.md W4.1). */
   workCacheSize: 10,
   /** Most live HTTP MCP connections. */
   maxConnections: 100,

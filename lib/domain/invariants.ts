@@ -1,6 +1,6 @@
 /**
- * The contract's tree invariants: checked by tests after every step, repaired once when a store loads
- * a tree written by another program (the seed's server did not keep them).
+ * The tree invariants (docs/requirements.md R3.16, R3.17, C5): checked by tests after every step, repaired once when a store loads
+ * a tree written by another program (task-orchestrator-mcp, whose file format we read, did not keep them).
  */
 import { derivedStatus, type TaskTree } from "./task_tree.ts";
 

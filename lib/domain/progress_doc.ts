@@ -1,8 +1,8 @@
 /**
- * One progress document per project (seed 004): a JSON object an agent reads first and replaces
+ * One progress document per project (docs/requirements.md P1–P10): a JSON object an agent reads first and replaces
  * as it works, with a revision and the time of the last change.
  *
- * The document is a JSON object (seed 004 suggests `{ goal, completed, next_steps, blockers }`);
+ * The document is a JSON object (the instructions suggest `{ goal, completed, next_steps, blockers }`, docs/requirements.md P9);
  * other JSON values are refused so that every reader can rely on named fields.
  */
 import { z } from "zod";
@@ -29,7 +29,7 @@ export const ProgressDocSchema = z.object({
 /** See {@link ProgressDocSchema}. */
 export type ProgressDoc = z.infer<typeof ProgressDocSchema>;
 
-/** The fields seed 004 asks an agent to keep. */
+/** The fields the instructions ask an agent to keep (docs/requirements.md P9). */
 export const PROGRESS_FIELDS = ["goal", "completed", "next_steps", "blockers"] as const;
 
 const EXAMPLE = '{"goal": "...", "completed": [], "next_steps": [], "blockers": []}';

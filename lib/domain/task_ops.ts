@@ -1,5 +1,5 @@
 /**
- * The task tools' rules (seed 002 R1–R3, R6) as operations on a {@link TaskTree}.
+ * The task tools' rules (docs/requirements.md R1–R3, R6) as operations on a {@link TaskTree}.
  *
  * Each operation checks everything it can before it changes anything, and runs inside the caller's
  * transaction, so a refusal leaves the tree as it was (R6.9). None of them touches I/O.

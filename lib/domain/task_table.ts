@@ -1,6 +1,6 @@
 /**
  * The task table shared by startTask and completeTask (R3.6, R3.11–R3.14): overall totals and a
- * Markdown table of the tasks (the contract calls it `progress_summary`; not the progress document).
+ * Markdown table of the tasks (the tools' output calls it `progress_summary`; not the progress document).
  *
  * One row per task in tree order. A tree larger than the row cap is shown around the active path
  * (the focus task, the tasks this call changed, their ancestors and nearby siblings); every hidden

@@ -1,5 +1,5 @@
 /**
- * The work-info cache (seeds 000/001): recent work summaries that one agent leaves for the next.
+ * The work-info cache (docs/requirements.md W1–W6): recent work summaries that one agent leaves for the next.
  *
  * Recency is a use counter on each entry (`used`): saving and reading by id set it to one more than
  * the highest, and past the capacity the entries with the lowest counters are evicted. Keeping the
@@ -74,7 +74,7 @@ function nextUse(entries: Iterable<WorkEntry>): number {
 
 /**
  * A deep, frozen copy of a session's roots: what a work entry keeps, unchanged whatever happens to
- * the tasks later (R5.2, R5.5). Refuses (`LIMIT_EXCEEDED`) a tree above {@link LIMITS.workSnapshotLength}.
+ * the tasks later (W5.2, W5.5). Refuses (`LIMIT_EXCEEDED`) a tree above {@link LIMITS.workSnapshotLength}.
  */
 export function snapshotTasks(roots: readonly Task[], sessionId: string): readonly Task[] {
   const json = JSON.stringify(roots);
@@ -128,7 +128,7 @@ export function saveWork(
 }
 
 /**
- * Marks an entry used (get_work_by_id, R4.4) and evicts past the capacity (which may have shrunk
+ * Marks an entry used (get_work_by_id, W4.4) and evicts past the capacity (which may have shrunk
  * since the last save); `NOT_FOUND` when absent.
  */
 export function touchWork(entries: Map<string, WorkEntry>, workId: string, capacity: number): WorkUse {

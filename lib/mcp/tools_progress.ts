@@ -1,5 +1,5 @@
 /**
- * Tool group `progress` (seed 004): `mem_progress` reads or replaces a project's progress document
+ * Tool group `progress` (docs/requirements.md P1–P10): `mem_progress` reads or replaces a project's progress document
  * (`domain/progress_doc.ts` decides; this file translates).
  */
 import { z } from "zod";

@@ -1,4 +1,4 @@
-/** Tool group `tasks`: the hierarchical task tree (seed 002), thin over `domain/task_ops.ts`. */
+/** Tool group `tasks`: the hierarchical task tree (docs/requirements.md R1–R6), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
 import {

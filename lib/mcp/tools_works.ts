@@ -1,5 +1,5 @@
 /**
- * Tool group `works` (seeds 000/001): work summaries one agent leaves for the next, in an LRU kept
+ * Tool group `works` (docs/requirements.md W1–W6): work summaries one agent leaves for the next, in an LRU kept
  * in the store (`domain/work_lru.ts` decides; this file translates).
  */
 import { z } from "zod";

@@ -24,7 +24,7 @@ export const StoreDocumentSchema = z.object({
 /** See {@link StoreDocumentSchema}. */
 export type StoreDocument = z.infer<typeof StoreDocumentSchema>;
 
-/** A stored file: the document, or a bare array of root tasks (the seed's format, session "default"). */
+/** A stored file: the document, or a bare array of root tasks (task-orchestrator-mcp's format, session "default"; docs/requirements.md C10). */
 export const StoreFileSchema = z.union([z.array(TaskSchema), StoreDocumentSchema]);
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Persistence end to end: real server processes over stdio with `FILE_PATH`, restarted; the seed's
- * bare-array file; corrupt files refused untouched; memory mode touching no file.
+ * Persistence end to end: real server processes over stdio with `FILE_PATH`, restarted; a bare-array
+ * file (docs/requirements.md C10); corrupt files refused untouched; memory mode touching no file.
  */
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/domain/schemas.ts";

@@ -1,5 +1,5 @@
 /**
- * `mem_progress` end to end through a real SDK client: the six behaviours of seed 004's TASK-003
+ * `mem_progress` end to end through a real SDK client: the six behaviours of docs/requirements.md P8
  * (definition, read empty, write and read, invalid JSON, missing project, upsert), then the limits,
  * the refusals that change nothing, and one document per project.
  */

@@ -1,5 +1,5 @@
 /**
- * The `works` group end to end through a real SDK client (seeds 000/001): ids, timestamps, LRU order
+ * The `works` group end to end through a real SDK client (docs/requirements.md W1–W6): ids, timestamps, LRU order
  * with save and get-by-id as use, capacity and logged evictions, overwrite by session, the frozen
  * task snapshot, the unknown-session warning, refusals that change nothing, and a shared store.
  */

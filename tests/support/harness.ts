@@ -135,7 +135,7 @@ export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer>
 }
 
 /**
- * Calls a tool and checks the reply against the contract: a success's `structuredContent` parses
+ * Calls a tool and checks the reply against the tool rules (docs/requirements.md C1, C3): a success's `structuredContent` parses
  * with the tool's output schema; a failure carries `structuredContent.error` with a known code.
  */
 export async function call(
