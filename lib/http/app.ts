@@ -1,6 +1,9 @@
 /**
  * The HTTP edge (Hono): the Streamable HTTP MCP endpoint at `/mcp` and `GET /healthz`.
  *
+ * The dashboard (lib/web) answers `/`, `/api/*`, `/events` and `/assets/*` behind the same Host/Origin
+ * guard, and behind the credential check when `AUTH_TOKEN` is set.
+ *
  * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
  * bearer token when `AUTH_TOKEN` is set (401), the body limit (413); only then does MCP see it.
  * Stateful (default): a bounded pool of connections keyed by `Mcp-Session-Id`. Stateless (`STATELESS=1`,
@@ -14,6 +17,8 @@ import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import type { Store } from "../store/store.ts";
+import { authTokenCheck } from "../web/credential.ts";
+import { createDashboard } from "../web/routes.ts";
 import { bearerAuth } from "./auth.ts";
 import { jsonRpcError } from "./errors.ts";
 import { allowLists, hostOriginGuard, originAllowed } from "./guards.ts";
@@ -57,6 +62,8 @@ export interface AppOptions {
   config?: HttpConfig;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
+  /** Dashboard event streams: how many may be open at once, and the heartbeat interval. */
+  events?: { maxStreams?: number; heartbeatMs?: number };
 }
 
 /** The Hono app; `close()` ends every live MCP connection. */
@@ -73,6 +80,16 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   const app = new Hono();
 
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
+
+  const dashboard = createDashboard({
+    spaces: () => Promise.resolve([{ name: "default", store: options.store }]),
+    log,
+    check: config.authToken ? authTokenCheck(config.authToken) : undefined,
+    feed: (onChange) => options.store.watch(onChange),
+    ...options.events,
+  });
+  for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));
+  app.route("/", dashboard.app);
 
   app.use("/mcp", hostOriginGuard(lists, log));
   app.use(
@@ -159,7 +176,13 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     return c.json(jsonRpcError(-32603, "Internal error"), 500);
   });
 
-  return { app, close: () => pool.closeAll() };
+  return {
+    app,
+    close: () => {
+      dashboard.close();
+      return pool.closeAll();
+    },
+  };
 }
 
 /** Stateless: one server and transport for this request, closed once the reply has been sent. */

@@ -15,6 +15,7 @@ import { basename, dirname, join } from "node:path";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
+import { watchFile } from "./change_feed.ts";
 import { Serial } from "./serial.ts";
 import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
 import { type Store, StoreOpenError } from "./store.ts";
@@ -104,6 +105,10 @@ export class JsonFileStore implements Store {
     return this.#mutate((current) => current.replaceWith(state));
   }
 
+  watch(onChange: () => void): () => void {
+    return watchFile(this.path, () => this.#signature(), onChange);
+  }
+
   close(): Promise<void> {
     return this.#serial.run(() => Promise.resolve());
   }
@@ -160,6 +165,25 @@ export class JsonFileStore implements Store {
     } catch (error) {
       if (error instanceof StoreOpenError) throw error;
       throw this.#cannotRead(error);
+    } finally {
+      file.close();
+    }
+  }
+
+  /** What identifies the file's content without reading it: its `rev`, else inode, time and size. */
+  async #signature(): Promise<string | undefined> {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.path, { read: true });
+    } catch {
+      return undefined;
+    }
+    try {
+      const stamp = stampOf(await file.stat());
+      const head = new Uint8Array(HEAD_BYTES);
+      const n = await readFully(file, head);
+      const rev = HEAD.exec(new TextDecoder().decode(head.subarray(0, n)))?.[1];
+      return rev ?? `${stamp.ino}:${stamp.mtime}:${stamp.size}`;
     } finally {
       file.close();
     }

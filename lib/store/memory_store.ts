@@ -2,6 +2,7 @@
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
+import { Listeners } from "./change_feed.ts";
 import { type StoreDocument, StoreState } from "./state.ts";
 import type { Store } from "./store.ts";
 
@@ -9,13 +10,14 @@ import type { Store } from "./store.ts";
 export class MemoryStore implements Store {
   readonly kind = "memory" as const;
   #state = new StoreState();
+  #listeners = new Listeners();
 
   readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
     return Promise.resolve().then(() => fn(this.#state.sessions.get(sessionId)));
   }
 
   updateTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
-    return Promise.resolve().then(() => this.#state.applyTree(sessionId, fn).result);
+    return Promise.resolve().then(() => this.#changed(this.#state.applyTree(sessionId, fn).result));
   }
 
   listSessions(): Promise<string[]> {
@@ -27,7 +29,7 @@ export class MemoryStore implements Store {
   }
 
   updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
-    return Promise.resolve().then(() => this.#state.applyWorks(fn).result);
+    return Promise.resolve().then(() => this.#changed(this.#state.applyWorks(fn).result));
   }
 
   readProgress(project: string): Promise<ProgressDoc | undefined> {
@@ -38,7 +40,7 @@ export class MemoryStore implements Store {
     project: string,
     fn: (current: ProgressDoc | undefined) => ProgressDoc,
   ): Promise<ProgressDoc> {
-    return Promise.resolve().then(() => this.#state.applyProgress(project, fn).result);
+    return Promise.resolve().then(() => this.#changed(this.#state.applyProgress(project, fn).result));
   }
 
   listProjects(): Promise<string[]> {
@@ -50,10 +52,19 @@ export class MemoryStore implements Store {
   }
 
   importState(state: StoreState): Promise<void> {
-    return Promise.resolve().then(() => this.#state.replaceWith(state).result);
+    return Promise.resolve().then(() => this.#changed(this.#state.replaceWith(state).result));
+  }
+
+  watch(onChange: () => void): () => void {
+    return this.#listeners.add(onChange);
   }
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  #changed<T>(result: T): T {
+    queueMicrotask(() => this.#listeners.notify());
+    return result;
   }
 }

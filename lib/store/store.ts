@@ -44,6 +44,11 @@ export interface Store {
    * failure nothing changed. `state` comes validated from {@link StoreState.fromFile}.
    */
   importState(state: StoreState): Promise<void>;
+  /**
+   * Calls `onChange` soon after any change to the store, made by this process or by another one
+   * sharing it (the dashboard's live updates); returns the function that stops watching.
+   */
+  watch(onChange: () => void): () => void;
   /** Releases files, locks and handles. */
   close(): Promise<void>;
 }

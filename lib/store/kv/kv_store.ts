@@ -18,6 +18,7 @@ import { fail } from "../../domain/errors.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
 import type { TaskTree } from "../../domain/task_tree.ts";
 import type { WorkEntry } from "../../domain/work_lru.ts";
+import { watchKvKey } from "../change_feed.ts";
 import { encodeJson, encodeRecord } from "./codec.ts";
 import { Commit } from "./commit.ts";
 import { DEFAULT_LAYOUT, type KvLayout, type KvPlace, newName, type SessionMeta } from "./layout.ts";
@@ -155,6 +156,14 @@ export class KvStore implements Store {
   /** How often each read and write path ran in this process. */
   get stats(): Readonly<KvSessionStats> {
     return this.#sessions.stats;
+  }
+
+  watch(onChange: () => void): () => void {
+    return watchKvKey(this.#kv, STORE_VERSION_KEY, onChange);
+  }
+
+  watch(onChange: () => void): () => void {
+    return watchKvKey(this.#kv, this.#layout.storeVersion, onChange);
   }
 
   close(): Promise<void> {

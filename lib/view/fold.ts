@@ -1,0 +1,152 @@
+/**
+ * Folding a task tree around the path in progress: the rows a view shows first, and the rows of a
+ * folded part when it is opened. A big tree never turns into all its rows at once.
+ *
+ * Unfolded: every task on the path from a root to the task in progress (or, with none in progress,
+ * to the next task), and the tasks named in `open`. Everything else with subtasks is folded and
+ * shows its counts. Of a long list of siblings only a window is shown ({@link SIBLING_WINDOW}, around
+ * the one on the path); the rest become "more" rows that load in pages ({@link PAGE_ROWS}).
+ */
+import type { Task } from "../domain/schemas.ts";
+import { nextTask } from "../domain/task_ops.ts";
+import type { TaskTree } from "../domain/task_tree.ts";
+import type { MoreRow, Row, TaskRow } from "./model.ts";
+
+/** Siblings shown per list before the rest is folded into "more" rows. */
+export const SIBLING_WINDOW = 50;
+/** Siblings shown before the one on the path, when a window is needed. */
+export const WINDOW_BEFORE = 10;
+/** Rows one opened folded part or "more" row returns at most. */
+export const PAGE_ROWS = 100;
+/** Ids of user-opened tasks honoured per request. */
+export const MAX_OPEN = 100;
+
+/** Counts of done tasks below each task (descendants, not itself), made in one pass over the tree. */
+export class DoneCounts {
+  readonly #below = new Map<string, number>();
+
+  constructor(tree: TaskTree) {
+    const items = [...tree.walk()];
+    for (let i = items.length - 1; i >= 0; i--) {
+      const { task, parent } = items[i]!;
+      if (!parent) continue;
+      const add = (this.#below.get(task.id) ?? 0) + (task.status === "done" ? 1 : 0);
+      if (add > 0) this.#below.set(parent.id, (this.#below.get(parent.id) ?? 0) + add);
+    }
+  }
+
+  /** Done tasks below `id`. */
+  below(id: string): number {
+    return this.#below.get(id) ?? 0;
+  }
+}
+
+/** The task the view centres on: the leaf in progress, else the next unfinished leaf, else none. */
+export function focusTask(tree: TaskTree): { task: Task; active: boolean } | undefined {
+  const active = tree.activeLeaves()[0];
+  if (active) return { task: active, active: true };
+  const next = nextTask(tree);
+  return next ? { task: next, active: false } : undefined;
+}
+
+/** Options of {@link foldTree}. */
+export interface FoldOptions {
+  /** Ids of tasks to show unfolded as well (at most {@link MAX_OPEN} are honoured). */
+  open?: Iterable<string>;
+}
+
+/** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
+export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
+  const counts = new DoneCounts(tree);
+  const focus = focusTask(tree);
+  const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
+  const open = new Set<string>();
+  for (const id of options.open ?? []) {
+    if (open.size >= MAX_OPEN) break;
+    open.add(id);
+  }
+  const activeId = focus?.active ? focus.task.id : undefined;
+  const rows: Row[] = [];
+  const level = (list: readonly Task[], depth: number, parentId: string | null) => {
+    const onPath = list.findIndex((t) => path.has(t.id));
+    let from = 0;
+    let to = list.length;
+    if (list.length > SIBLING_WINDOW) {
+      from = onPath === -1 ? 0 : Math.max(0, Math.min(onPath - WINDOW_BEFORE, list.length - SIBLING_WINDOW));
+      to = from + SIBLING_WINDOW;
+    }
+    if (from > 0) rows.push(moreRow(depth, parentId, 0, from));
+    for (let i = from; i < to; i++) {
+      const task = list[i]!;
+      const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id));
+      rows.push(taskRow(tree, counts, task, depth, parentId, { unfold, path, activeId }));
+      if (unfold) level(task.tasks, depth + 1, task.id);
+    }
+    if (to < list.length) rows.push(moreRow(depth, parentId, to, list.length - to));
+  };
+  level(tree.roots, 0, null);
+  return rows;
+}
+
+/** A range of subtasks */
+export interface ChildRange {
+  /** The parent whose subtasks to show; undefined for the roots. */
+  parentId?: string;
+  /** Index of the first subtask to show. */
+  offset: number;
+  /** How many subtasks the range covers; the first {@link PAGE_ROWS} are shown, the rest stay a "more" row. */
+  count: number;
+}
+
+/**
+ * The rows of a folded part: `range` of a parent's subtasks (or of the roots), each folded, and a
+ * "more" row for what is past {@link PAGE_ROWS}. Undefined when the parent does not exist.
+ */
+export function childRows(tree: TaskTree, range: ChildRange): Row[] | undefined {
+  const parent = range.parentId === undefined ? undefined : tree.get(range.parentId);
+  if (range.parentId !== undefined && !parent) return undefined;
+  const list = parent ? parent.tasks : tree.roots;
+  const depth = parent ? tree.pathTo(parent).length : 0;
+  const parentId = parent ? parent.id : null;
+  const start = Math.min(Math.max(0, range.offset), list.length);
+  const end = Math.min(list.length, start + Math.max(0, range.count));
+  const shown = Math.min(end, start + PAGE_ROWS);
+  const counts = new DoneCounts(tree);
+  const focus = focusTask(tree);
+  const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
+  const activeId = focus?.active ? focus.task.id : undefined;
+  const rows: Row[] = [];
+  for (let i = start; i < shown; i++) {
+    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path, activeId }));
+  }
+  if (shown < end) rows.push(moreRow(depth, parentId, shown, end - shown));
+  return rows;
+}
+
+function taskRow(
+  tree: TaskTree,
+  counts: DoneCounts,
+  task: Task,
+  depth: number,
+  parentId: string | null,
+  how: { unfold: boolean; path: ReadonlySet<string>; activeId: string | undefined },
+): TaskRow {
+  return {
+    kind: "task",
+    id: task.id,
+    name: task.name,
+    status: task.status,
+    depth,
+    parent_id: parentId,
+    children: task.tasks.length,
+    done: counts.below(task.id),
+    total: tree.subtreeSize(task) - 1,
+    open: how.unfold,
+    on_path: how.path.has(task.id),
+    active: task.id === how.activeId,
+  };
+}
+
+function moreRow(depth: number, parentId: string | null, offset: number, count: number): MoreRow {
+  return { kind: "more", depth, parent_id: parentId, offset, count };
+}

@@ -1,0 +1,158 @@
+/**
+ * The view model: how a session and the handoff documents are shown, as plain JSON.
+ *
+ * The server builds it (fold.ts, build.ts), renders it to HTML for the first paint and sends it as
+ * JSON to the dashboard's script and the chat view, which render the same nodes into the DOM
+ * (render.ts). These schemas are the single source of its types; browser code imports the types only.
+ */
+import { z } from "zod";
+
+const Status = z.enum(["todo", "in_progress", "done"]);
+
+/** One shown task of a folded tree, in tree order; `depth` 0 is a root. */
+export const TaskRowSchema = z.object({
+  kind: z.literal("task"),
+  id: z.string(),
+  name: z.string(),
+  status: Status,
+  depth: z.number().int().nonnegative(),
+  parent_id: z.string().nullable(),
+  /** Direct subtasks. */
+  children: z.number().int().nonnegative(),
+  /** Tasks below this one (all descendants) that are done, and how many there are. */
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** Its subtasks follow in the rows (unfolded); false with `children > 0` means folded. */
+  open: z.boolean(),
+  /** On the path from a root to the task in progress (or, with none in progress, to the next one). */
+  on_path: z.boolean(),
+  /** The leaf in progress. */
+  active: z.boolean(),
+});
+/** See {@link TaskRowSchema}. */
+export type TaskRow = z.infer<typeof TaskRowSchema>;
+
+/** Siblings not shown: `count` subtasks of `parent_id` (null: roots) from index `offset` on. */
+export const MoreRowSchema = z.object({
+  kind: z.literal("more"),
+  depth: z.number().int().nonnegative(),
+  parent_id: z.string().nullable(),
+  offset: z.number().int().nonnegative(),
+  count: z.number().int().positive(),
+});
+/** See {@link MoreRowSchema}. */
+export type MoreRow = z.infer<typeof MoreRowSchema>;
+
+/** A row of the tree: a task or a placeholder for siblings that load on demand. */
+export const RowSchema = z.discriminatedUnion("kind", [TaskRowSchema, MoreRowSchema]);
+/** See {@link RowSchema}. */
+export type Row = z.infer<typeof RowSchema>;
+
+/** A criterion or constraint that applies to the task in progress, with the task that states it. */
+export const RuleSchema = z.object({ text: z.string(), from_id: z.string(), from_name: z.string() });
+/** See {@link RuleSchema}. */
+export type Rule = z.infer<typeof RuleSchema>;
+
+/** The task in progress: its path from the root and what applies to it (own and inherited, root first). */
+export const FocusSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  path: z.array(z.object({ id: z.string(), name: z.string() })),
+  criteria: z.array(RuleSchema),
+  constraints: z.array(RuleSchema),
+});
+/** See {@link FocusSchema}. */
+export type Focus = z.infer<typeof FocusSchema>;
+
+/** One change in a session's history (newest first in lists). */
+export const HistoryEntrySchema = z.object({
+  revision: z.number().int().positive(),
+  at: z.string(),
+  tool: z.string(),
+  summary: z.string(),
+});
+/** See {@link HistoryEntrySchema}. */
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+
+/** A session's history as the store offers it: the current revision and the newest entries. */
+export const HistoryViewSchema = z.object({
+  revision: z.number().int().nonnegative(),
+  entries: z.array(HistoryEntrySchema),
+});
+/** See {@link HistoryViewSchema}. */
+export type HistoryView = z.infer<typeof HistoryViewSchema>;
+
+/** A session in a list: name and done/total. */
+export const SessionSummarySchema = z.object({
+  namespace: z.string(),
+  id: z.string(),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** Name of the task in progress, if any. */
+  active: z.string().nullable(),
+});
+/** See {@link SessionSummarySchema}. */
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+/** One session shown: totals, folded rows, the task in progress and the history (null: none kept). */
+export const SessionViewSchema = z.object({
+  namespace: z.string(),
+  id: z.string(),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  rows: z.array(RowSchema),
+  focus: FocusSchema.nullable(),
+  /** The next task when nothing is in progress; null when all is done or something is in progress. */
+  next: z.object({ id: z.string(), name: z.string() }).nullable(),
+  history: HistoryViewSchema.nullable(),
+});
+/** See {@link SessionViewSchema}. */
+export type SessionView = z.infer<typeof SessionViewSchema>;
+
+/** A progress document: the four named fields as lists of text, and when it was last written. */
+export const DocumentViewSchema = z.object({
+  project: z.string(),
+  revision: z.number().int(),
+  updated_at: z.string(),
+  session_id: z.string().nullable(),
+  goal: z.array(z.string()),
+  completed: z.array(z.string()),
+  next_steps: z.array(z.string()),
+  blockers: z.array(z.string()),
+});
+/** See {@link DocumentViewSchema}. */
+export type DocumentView = z.infer<typeof DocumentViewSchema>;
+
+/** A work-info entry, most recently used first in lists. */
+export const WorkViewSchema = z.object({
+  workId: z.string(),
+  at: z.string(),
+  description: z.string(),
+  /** The summary, cut to a readable length (`summary_cut` says so). */
+  summary: z.string(),
+  summary_cut: z.boolean(),
+  session_id: z.string().nullable(),
+});
+/** See {@link WorkViewSchema}. */
+export type WorkView = z.infer<typeof WorkViewSchema>;
+
+/** A namespace and its sessions (today one, `default`). */
+export const NamespaceViewSchema = z.object({ name: z.string(), sessions: z.array(SessionSummarySchema) });
+/** See {@link NamespaceViewSchema}. */
+export type NamespaceView = z.infer<typeof NamespaceViewSchema>;
+
+/** Everything the dashboard shows at once (`GET /api/view`). */
+export const PageViewSchema = z.object({
+  namespaces: z.array(NamespaceViewSchema),
+  session: SessionViewSchema.nullable(),
+  documents: z.array(DocumentViewSchema),
+  works: z.array(WorkViewSchema),
+});
+/** See {@link PageViewSchema}. */
+export type PageView = z.infer<typeof PageViewSchema>;
+
+/** A folded part opened (`GET /api/children`): the rows of one range of subtasks. */
+export const ChildrenViewSchema = z.object({ rows: z.array(RowSchema) });
+/** See {@link ChildrenViewSchema}. */
+export type ChildrenView = z.infer<typeof ChildrenViewSchema>;

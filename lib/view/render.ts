@@ -1,0 +1,321 @@
+/**
+ * How the view model looks: element descriptions (vnode.ts) for the session list, a session's tree
+ * and its task in progress, the history, the progress documents and the recent works. Written once;
+ * the server turns them into HTML, the dashboard's script and the chat view into DOM nodes.
+ *
+ * Class names and `data-*` attributes here are what the styles and the scripts rely on.
+ */
+import type {
+  DocumentView,
+  Focus,
+  HistoryView,
+  MoreRow,
+  NamespaceView,
+  Row,
+  SessionView,
+  TaskRow,
+  WorkView,
+} from "./model.ts";
+import { foldedLabel, moreLabel, progressLabel, STATUS_MARKS, STATUS_WORDS, timeLabel } from "./text.ts";
+import { h, type VElement, type VNode } from "./vnode.ts";
+
+/** Deepest indentation class (`d-12`); deeper rows indent no further. */
+export const MAX_INDENT = 12;
+
+/** The link that selects a session: `?session=ID` (plus `ns=` outside the `default` namespace). */
+export function sessionHref(namespace: string, id: string): string {
+  const params = new URLSearchParams();
+  if (namespace !== "default") params.set("ns", namespace);
+  params.set("session", id);
+  return `?${params}`;
+}
+
+/** A progress bar with its label. */
+export function progressBar(done: number, total: number): VElement {
+  return h(
+    "span",
+    { class: "progress" },
+    h("progress", { value: done, max: Math.max(total, 1), "aria-label": progressLabel(done, total) }),
+    h("span", { class: "progress-label" }, progressLabel(done, total)),
+  );
+}
+
+/** The sessions of every namespace, the selected one marked. */
+export function sessionList(
+  namespaces: readonly NamespaceView[],
+  selected?: { namespace: string; id: string },
+): VElement {
+  const many = namespaces.length > 1;
+  return h(
+    "nav",
+    { id: "sessions", "aria-label": "Sessions" },
+    h("h2", {}, "Sessions"),
+    namespaces.map((ns) =>
+      h(
+        "section",
+        { class: "namespace", "data-namespace": ns.name },
+        many && h("h3", {}, ns.name),
+        ns.sessions.length === 0 && h("p", { class: "empty" }, "No sessions yet."),
+        h(
+          "ul",
+          { class: "session-list" },
+          ns.sessions.map((s) => {
+            const current = selected?.namespace === ns.name && selected.id === s.id;
+            return h(
+              "li",
+              { class: current ? "session current" : "session" },
+              h(
+                "a",
+                { href: sessionHref(ns.name, s.id), "aria-current": current ? "page" : undefined },
+                s.id,
+              ),
+              progressBar(s.done, s.total),
+              s.active !== null &&
+                h("span", { class: "session-active" }, `${STATUS_MARKS.in_progress} ${s.active}`),
+            );
+          }),
+        ),
+      )
+    ),
+  );
+}
+
+/** One row of the tree: a task (with a fold button when it has subtasks) or a "more" placeholder. */
+export function rowNode(row: Row): VElement {
+  return row.kind === "task" ? taskRowNode(row) : moreRowNode(row);
+}
+
+function indent(depth: number): string {
+  return `d-${Math.min(depth, MAX_INDENT)}`;
+}
+
+function taskRowNode(row: TaskRow): VElement {
+  const classes = ["row", `s-${row.status}`, indent(row.depth)];
+  if (row.on_path) classes.push("path");
+  if (row.active) classes.push("active");
+  const folder = row.children > 0;
+  return h(
+    "li",
+    {
+      class: classes.join(" "),
+      "data-kind": "task",
+      "data-id": row.id,
+      "data-depth": row.depth,
+      "data-children": row.children,
+    },
+    folder
+      ? h(
+        "button",
+        {
+          type: "button",
+          class: "fold",
+          "data-id": row.id,
+          "aria-expanded": row.open ? "true" : "false",
+          "aria-label": `${row.open ? "Fold" : "Unfold"} ${row.name}`,
+        },
+        row.open ? "▾" : "▸",
+      )
+      : h("span", { class: "leaf", "aria-hidden": "true" }),
+    h(
+      "span",
+      { class: "mark", title: STATUS_WORDS[row.status], "aria-label": STATUS_WORDS[row.status] },
+      STATUS_MARKS[row.status],
+    ),
+    h("span", { class: "name" }, row.name),
+    h("span", { class: "id" }, row.id),
+    folder &&
+      h(
+        "span",
+        { class: "count", title: foldedLabel(row.done, row.total) },
+        `${row.done}/${row.total}`,
+      ),
+  );
+}
+
+function moreRowNode(row: MoreRow): VElement {
+  return h(
+    "li",
+    {
+      class: `more ${indent(row.depth)}`,
+      "data-kind": "more",
+      "data-depth": row.depth,
+      "data-parent": row.parent_id ?? "",
+      "data-offset": row.offset,
+      "data-count": row.count,
+    },
+    h("button", { type: "button", class: "load" }, moreLabel(row.count)),
+  );
+}
+
+/** The rows as list items, in order. */
+export function rowNodes(rows: readonly Row[]): VElement[] {
+  return rows.map(rowNode);
+}
+
+/** The task in progress: its path, description, and the criteria and constraints that apply. */
+export function focusPanel(focus: Focus | null, next: SessionView["next"]): VElement {
+  if (!focus) {
+    return h(
+      "section",
+      { id: "focus", class: "focus idle", "aria-label": "Task in progress" },
+      h("h3", {}, "In progress"),
+      h("p", { class: "empty" }, next ? "Nothing in progress. Next: " : "Nothing in progress."),
+      next &&
+        h(
+          "p",
+          { class: "next" },
+          h("span", { class: "name" }, next.name),
+          " ",
+          h("span", { class: "id" }, next.id),
+        ),
+    );
+  }
+  const rules = (title: string, cls: string, items: Focus["criteria"]) =>
+    h(
+      "section",
+      { class: cls },
+      h("h4", {}, title),
+      items.length === 0 ? h("p", { class: "empty" }, "None.") : h(
+        "ul",
+        {},
+        items.map((rule) =>
+          h(
+            "li",
+            { class: rule.from_id === focus.id ? "own" : "inherited" },
+            h("span", { class: "rule" }, rule.text),
+            h("span", { class: "from" }, rule.from_id === focus.id ? "this task" : `from ${rule.from_name}`),
+          )
+        ),
+      ),
+    );
+  return h(
+    "section",
+    { id: "focus", class: "focus", "aria-label": "Task in progress" },
+    h("h3", {}, "In progress"),
+    h(
+      "ol",
+      { class: "crumbs" },
+      focus.path.map((step) => h("li", { "data-id": step.id }, step.name)),
+    ),
+    h("p", { class: "focus-name" }, h("span", { class: "mark" }, STATUS_MARKS.in_progress), " ", focus.name),
+    focus.description !== "" && h("p", { class: "description" }, focus.description),
+    rules("Completion criteria", "criteria", focus.criteria),
+    rules("Constraints", "constraints", focus.constraints),
+  );
+}
+
+/** The history, newest first; nothing at all when the store keeps none. */
+export function historyList(history: HistoryView | null): VElement | null {
+  if (!history) return null;
+  return h(
+    "section",
+    { id: "history", class: "history", "aria-label": "History" },
+    h("h3", {}, `History (revision ${history.revision})`),
+    history.entries.length === 0 ? h("p", { class: "empty" }, "No changes recorded yet.") : h(
+      "ol",
+      {},
+      history.entries.map((entry) =>
+        h(
+          "li",
+          { "data-revision": entry.revision },
+          h("span", { class: "revision" }, `#${entry.revision}`),
+          h("time", { datetime: entry.at }, timeLabel(entry.at)),
+          h("span", { class: "tool" }, entry.tool),
+          h("span", { class: "summary" }, entry.summary),
+        )
+      ),
+    ),
+  );
+}
+
+/** A session: heading with done/total, the task in progress, the folded tree, the history. */
+export function sessionPanel(view: SessionView): VElement {
+  return h(
+    "section",
+    {
+      id: "session",
+      "data-namespace": view.namespace,
+      "data-session": view.id,
+      "aria-label": `Session ${view.id}`,
+    },
+    h("h2", {}, view.id),
+    progressBar(view.done, view.total),
+    focusPanel(view.focus, view.next),
+    h("h3", {}, "Tasks"),
+    view.rows.length === 0
+      ? h("p", { class: "empty" }, "No tasks in this session.")
+      : h("ol", { class: "tree", "aria-label": "Tasks" }, rowNodes(view.rows)),
+    historyList(view.history),
+  );
+}
+
+/** What shows when no session is selected or the selected one does not exist. */
+export function noSessionPanel(message: string): VElement {
+  return h("section", { id: "session" }, h("p", { class: "empty" }, message));
+}
+
+function textList(items: readonly string[], cls: string): VNode {
+  return items.length === 0
+    ? h("p", { class: `empty ${cls}` }, "—")
+    : h("ul", { class: cls }, items.map((item) => h("li", {}, item)));
+}
+
+/** The progress documents: goal, completed, next steps, blockers. */
+export function documentsPanel(documents: readonly DocumentView[]): VElement {
+  return h(
+    "section",
+    { id: "documents", "aria-label": "Progress documents" },
+    h("h2", {}, "Progress"),
+    documents.length === 0 && h("p", { class: "empty" }, "No progress documents yet."),
+    documents.map((doc) =>
+      h(
+        "article",
+        { class: "document", "data-project": doc.project },
+        h("h3", {}, doc.project),
+        h(
+          "p",
+          { class: "meta" },
+          `revision ${doc.revision} · ${timeLabel(doc.updated_at)}`,
+          doc.session_id !== null ? ` · session ${doc.session_id}` : "",
+        ),
+        h("h4", {}, "Goal"),
+        textList(doc.goal, "goal"),
+        h("h4", {}, "Completed"),
+        textList(doc.completed, "completed"),
+        h("h4", {}, "Next steps"),
+        textList(doc.next_steps, "next-steps"),
+        h("h4", {}, "Blockers"),
+        textList(doc.blockers, "blockers"),
+      )
+    ),
+  );
+}
+
+/** The recent works, most recently used first. */
+export function worksPanel(works: readonly WorkView[]): VElement {
+  return h(
+    "section",
+    { id: "works", "aria-label": "Recent works" },
+    h("h2", {}, "Recent works"),
+    works.length === 0 ? h("p", { class: "empty" }, "No work saved yet.") : h(
+      "ol",
+      { class: "works" },
+      works.map((work) =>
+        h(
+          "li",
+          { class: "work", "data-work": work.workId },
+          h("span", { class: "work-id" }, work.workId),
+          h("time", { datetime: work.at }, timeLabel(work.at)),
+          work.session_id !== null && h("span", { class: "work-session" }, work.session_id),
+          h("p", { class: "work-description" }, work.description),
+          h(
+            "details",
+            {},
+            h("summary", {}, "Summary"),
+            h("p", { class: "work-summary" }, work.summary + (work.summary_cut ? " …" : "")),
+          ),
+        )
+      ),
+    ),
+  );
+}

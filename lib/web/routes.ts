@@ -1,0 +1,142 @@
+/**
+ * The dashboard's routes (README "Dashboard"), all read-only:
+ *
+ * | route | answers |
+ * | --- | --- |
+ * | `GET /` | the page (`?session=ID`, `?ns=NAME`; `?token=` is a share link) |
+ * | `GET /api/view` | the page's data as JSON (same query, plus `open=id,id` for unfolded tasks) |
+ * | `GET /api/children` | a folded part: `ns`, `session`, `parent` (absent: roots), `offset`, `count` |
+ * | `GET /events` | server-sent events: `change` after every change to the store |
+ * | `GET /assets/…` | the script, the styles and the icon |
+ */
+import { Hono } from "hono";
+import type { Logger } from "../log.ts";
+import { MAX_OPEN, PAGE_ROWS } from "../view/fold.ts";
+import { type AccessVariables, dashboardAccess } from "./access.ts";
+import { DASHBOARD_JS } from "./assets/client_js.ts";
+import { DASHBOARD_CSS, DASHBOARD_ICON } from "./assets/styles.ts";
+import type { CredentialCheck } from "./credential.ts";
+import { DashboardData, type PageQuery, type Spaces } from "./data.ts";
+import { type ChangeFeed, EventHub } from "./events.ts";
+import { type AssetPaths, renderPage } from "./page.ts";
+import { securityHeaders } from "./security.ts";
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions {
+  spaces: Spaces;
+  log: Logger;
+  /** The credential check; undefined when access control is off (then the Host/Origin guard keeps it local). */
+  check?: CredentialCheck;
+  /** The store's change feed, for live updates. */
+  feed?: ChangeFeed;
+  /** Open event streams allowed at once (default 100). */
+  maxStreams?: number;
+  /** Milliseconds between event-stream heartbeats (default 15 000). */
+  heartbeatMs?: number;
+}
+
+/** The dashboard app (mounted at `/`) and `close()`, which ends its event streams. */
+export function createDashboard(
+  options: DashboardOptions,
+): { app: Hono<{ Variables: AccessVariables }>; close: () => void; hub: EventHub } {
+  const data = new DashboardData(options.spaces);
+  const hub = new EventHub({
+    feed: options.feed,
+    log: options.log,
+    maxStreams: options.maxStreams,
+    heartbeatMs: options.heartbeatMs,
+  });
+  const app = new Hono<{ Variables: AccessVariables }>();
+  const assets = assetPaths();
+
+  for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, securityHeaders());
+  app.get(assets.script, (c) => asset(c.body(DASHBOARD_JS), "text/javascript; charset=utf-8"));
+  app.get(assets.styles, (c) => asset(c.body(DASHBOARD_CSS), "text/css; charset=utf-8"));
+  app.get(assets.icon, (c) => asset(c.body(DASHBOARD_ICON), "image/svg+xml"));
+
+  app.use("/", dashboardAccess(options.check, options.log));
+  app.use("/api/*", dashboardAccess(options.check, options.log));
+  app.use("/events", dashboardAccess(options.check, options.log));
+
+  app.get("/", async (c) => {
+    const query = pageQuery(new URL(c.req.url));
+    const view = await data.page(c.get("credential"), query);
+    const notice = query.session !== undefined && !view.session
+      ? `No session "${query.session}" here.`
+      : undefined;
+    c.header("Cache-Control", "no-store");
+    return c.html(await renderPage(view, assets, notice));
+  });
+
+  app.get("/api/view", async (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json(await data.page(c.get("credential"), pageQuery(new URL(c.req.url))));
+  });
+
+  app.get("/api/children", async (c) => {
+    const url = new URL(c.req.url);
+    const session = url.searchParams.get("session");
+    const offset = Number(url.searchParams.get("offset") ?? "0");
+    const count = Number(url.searchParams.get("count") ?? String(PAGE_ROWS));
+    if (
+      !session || !Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(count) || count < 0
+    ) {
+      return c.json(
+        { error: { code: "INVALID_INPUT", message: "session, offset and count are required" } },
+        400,
+      );
+    }
+    const parent = url.searchParams.get("parent");
+    const view = await data.children(c.get("credential"), {
+      namespace: url.searchParams.get("ns") || "default",
+      session,
+      parentId: parent === null || parent === "" ? undefined : parent,
+      offset,
+      count,
+    });
+    c.header("Cache-Control", "no-store");
+    if (!view) return c.json({ error: { code: "NOT_FOUND", message: "No such session or task" } }, 404);
+    return c.json(view);
+  });
+
+  app.get("/events", (c) => hub.open(c));
+
+  return { app, close: () => hub.close(), hub };
+}
+
+function asset(response: Response, type: string): Response {
+  response.headers.set("Content-Type", type);
+  response.headers.set("Cache-Control", "public, max-age=31536000, immutable");
+  return response;
+}
+
+function pageQuery(url: URL): PageQuery {
+  const params = url.searchParams;
+  const open = (params.get("open") ?? "").split(",").filter(Boolean).slice(0, MAX_OPEN);
+  const query: PageQuery = { open };
+  const ns = params.get("ns");
+  if (ns) query.namespace = ns;
+  const session = params.get("session");
+  if (session) query.session = session;
+  return query;
+}
+
+/** Asset routes named by a hash of their content (cached for good, never stale after an upgrade). */
+function assetPaths(): AssetPaths {
+  const v = hash(DASHBOARD_JS + DASHBOARD_CSS + DASHBOARD_ICON);
+  return {
+    script: `/assets/dashboard.${v}.js`,
+    styles: `/assets/dashboard.${v}.css`,
+    icon: `/assets/icon.${v}.svg`,
+  };
+}
+
+/** FNV-1a of `text`, 8 hex digits. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}

@@ -1,0 +1,88 @@
+/**
+ * Helpers of the dashboard tests: a realistic plan created through MCP, and reading the page's
+ * rows as a person sees them.
+ */
+import type { Page } from "playwright-core";
+import { ok } from "../support/harness.ts";
+import type { Client } from "../support/sdk_client.ts";
+
+/** Creates a small realistic plan in `sessionId` through MCP, starts its first leaf, and writes handoff documents. */
+export async function seedPlan(client: Client, sessionId = "release-2.0"): Promise<void> {
+  await ok(client, "createTask", {
+    sessionId,
+    id: "release",
+    name: "Ship release 2.0",
+    description: "Everything needed to publish 2.0",
+    completion_criteria: ["CI is green on main"],
+    constraints: ["No breaking change to the tool names"],
+    tasks: [
+      {
+        id: "notes",
+        name: "Write the release notes",
+        tasks: [
+          {
+            id: "notes-draft",
+            name: "Draft the changelog",
+            completion_criteria: ["Every merged PR is listed"],
+          },
+          { id: "notes-review", name: "Review the notes with the team" },
+        ],
+      },
+      {
+        id: "bench",
+        name: "Run the benchmarks",
+        constraints: ["Use the pinned Deno version"],
+        tasks: [
+          { id: "bench-run", name: "Run deno task bench" },
+          { id: "bench-compare", name: "Compare with 1.9" },
+        ],
+      },
+      { id: "tag", name: "Tag and publish" },
+    ],
+  });
+  await ok(client, "startTask", { sessionId, id: "notes" });
+  await ok(client, "mem_progress", {
+    project: "checklist-mcp",
+    session_id: sessionId,
+    content: JSON.stringify({
+      goal: "Publish 2.0 this week",
+      completed: ["Froze the tool list"],
+      next_steps: ["Draft the changelog", "Run the benchmarks"],
+      blockers: ["Waiting for the CI runner upgrade"],
+    }),
+  });
+  await ok(client, "save_current_work_info", {
+    sessionId,
+    work_description: "Started the release notes",
+    work_summarize: "Collected the merged PRs since 1.9; the changelog draft is next.",
+  });
+}
+
+/** The task rows of the page's tree: id, name, status class, depth, and whether it is on the path or active. */
+export function treeRows(page: Page): Promise<
+  { id: string; name: string; status: string; depth: number; path: boolean; active: boolean }[]
+> {
+  return page.$$eval("#session .tree > li[data-kind=task]", (items) =>
+    items.map((el) => ({
+      id: el.getAttribute("data-id") ?? "",
+      name: el.querySelector(".name")?.textContent ?? "",
+      status: [...el.classList].find((c) => c.startsWith("s-"))?.slice(2) ?? "",
+      depth: Number(el.getAttribute("data-depth")),
+      path: el.classList.contains("path"),
+      active: el.classList.contains("active"),
+    })));
+}
+
+/** Waits until the page has applied `count` live updates (the script counts them in `body[data-seq]`). */
+export async function waitForUpdates(page: Page, count: number, timeout = 5000): Promise<void> {
+  await page.waitForFunction(
+    (n) => Number((globalThis as unknown as BrowserGlobals).document.body.dataset.seq ?? "0") >= n,
+    count,
+    { timeout },
+  );
+}
+
+/** The little of the browser's globals these helpers touch (tests are type-checked without the DOM lib). */
+interface BrowserGlobals {
+  document: { body: { dataset: Record<string, string | undefined> } };
+}
