@@ -1,0 +1,102 @@
+/** The dashboard's event streams: a change arrives, the cap holds, heartbeats beat, shutdown ends them. */
+import assert from "node:assert/strict";
+import { createApp } from "../../lib/http/app.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { MemoryStore } from "../../lib/store/memory_store.ts";
+import { ok, quietLogger } from "../support/harness.ts";
+import { connectHttp, send, viaApp } from "../http/http_support.ts";
+
+/** Reads an event stream's text until `done(text)` holds or `ms` pass; returns what was read. */
+export async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  done: (text: string) => boolean,
+  ms = 3000,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = Date.now() + ms;
+  while (!done(text)) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`timed out; read so far: ${JSON.stringify(text)}`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const chunk = await Promise.race([
+      reader.read(),
+      new Promise<never>((
+        _,
+        reject,
+      ) => (timer = setTimeout(() => reject(new Error(`timed out: ${text}`)), left))),
+    ]).finally(() => clearTimeout(timer));
+    if (chunk.done) return text;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text;
+}
+
+function appWith(events: { maxStreams?: number; heartbeatMs?: number } = {}) {
+  const store = new MemoryStore();
+  const log = quietLogger();
+  const made = createApp({ store, log, makeServer: () => createServer({ store, log }), events });
+  return { ...made, store, [Symbol.asyncDispose]: made.close };
+}
+
+Deno.test("a change made through MCP reaches an open event stream as a change event", async () => {
+  await using app = appWith();
+  const response = await send(app.app, { path: "/events" });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/);
+  const reader = response.body!.getReader();
+  await readUntil(reader, (t) => t.includes("event: ready"));
+  await using mcp = await connectHttp("http://127.0.0.1:8585/mcp", { fetch: viaApp(app.app) });
+  await ok(mcp.client, "createTask", { sessionId: "s", name: "One" });
+  const text = await readUntil(reader, (t) => t.includes("event: change"));
+  assert.match(text, /event: change\ndata: \{"seq":\d+\}/);
+  await reader.cancel();
+});
+
+Deno.test("past the cap on open event streams the next one gets 503, and a closed one frees its place", async () => {
+  await using app = appWith({ maxStreams: 2 });
+  const readers = [];
+  for (let i = 0; i < 2; i++) {
+    const response = await send(app.app, { path: "/events" });
+    assert.equal(response.status, 200);
+    const reader = response.body!.getReader();
+    await readUntil(reader, (t) => t.includes("event: ready"));
+    readers.push(reader);
+  }
+  const refused = await send(app.app, { path: "/events" });
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get("retry-after"), "5");
+  await refused.body?.cancel();
+  await readers[0]!.cancel();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const again = await send(app.app, { path: "/events" });
+  assert.equal(again.status, 200);
+  await again.body?.cancel();
+  await readers[1]!.cancel();
+});
+
+Deno.test("an open event stream receives heartbeats", async () => {
+  await using app = appWith({ heartbeatMs: 30 });
+  const response = await send(app.app, { path: "/events" });
+  const reader = response.body!.getReader();
+  const text = await readUntil(reader, (t) => (t.match(/: ping/g) ?? []).length >= 2);
+  assert.ok(text.includes(": ping\n\n"));
+  await reader.cancel();
+});
+
+Deno.test("closing the app ends every open event stream", async () => {
+  const app = appWith();
+  const readers = [];
+  for (let i = 0; i < 3; i++) {
+    const reader = (await send(app.app, { path: "/events" })).body!.getReader();
+    await readUntil(reader, (t) => t.includes("event: ready"));
+    readers.push(reader);
+  }
+  await app.close();
+  for (const reader of readers) {
+    await readUntil(reader, () => false).catch((e) => assert.fail(e));
+  }
+  const after = await send(app.app, { path: "/events" });
+  assert.equal(after.status, 503);
+  await after.body?.cancel();
+});
