@@ -86,3 +86,59 @@ export async function waitForUpdates(page: Page, count: number, timeout = 5000):
 interface BrowserGlobals {
   document: { body: { dataset: Record<string, string | undefined> } };
 }
+
+/** A stored task as the JSON file holds it. */
+interface StoredTask {
+  id: string;
+  name: string;
+  description: string;
+  status: "todo" | "in_progress" | "done";
+  tasks: StoredTask[];
+}
+
+/**
+ * A store document (the JSON file's format) with one session of `roots × (1 + 9 × 111)` tasks
+ * (10 roots: 10,000): phases of milestones of steps, the first half done, one step in progress.
+ */
+export function bigPlanDocument(sessionId: string, roots = 10): Record<string, unknown> {
+  const activeRoot = Math.floor(roots / 2);
+  const make = (
+    id: string,
+    name: string,
+    status: StoredTask["status"],
+    tasks: StoredTask[] = [],
+  ): StoredTask => ({
+    id,
+    name,
+    description: "",
+    status,
+    tasks,
+  });
+  const phases: StoredTask[] = [];
+  for (let r = 0; r < roots; r++) {
+    const milestones: StoredTask[] = [];
+    for (let m = 0; m < 9; m++) {
+      const steps: StoredTask[] = [];
+      for (let s = 0; s < 110; s++) {
+        const before = r < activeRoot || (r === activeRoot && (m < 4 || (m === 4 && s < 50)));
+        const active = r === activeRoot && m === 4 && s === 50;
+        steps.push(
+          make(`s${r}-${m}-${s}`, `Step ${r}.${m}.${s}`, before ? "done" : active ? "in_progress" : "todo"),
+        );
+      }
+      const status = steps.every((t) => t.status === "done")
+        ? "done"
+        : steps.some((t) => t.status === "in_progress")
+        ? "in_progress"
+        : "todo";
+      milestones.push(make(`m${r}-${m}`, `Milestone ${r}.${m}`, status, steps));
+    }
+    const status = milestones.every((t) => t.status === "done")
+      ? "done"
+      : milestones.some((t) => t.status === "in_progress")
+      ? "in_progress"
+      : "todo";
+    phases.push(make(`p${r}`, `Phase ${r}`, status, milestones));
+  }
+  return { version: 1, sessions: { [sessionId]: phases }, works: [], progress: {} };
+}
