@@ -97,11 +97,18 @@ interface StoredTask {
 }
 
 /**
- * A store document (the JSON file's format) with one session of `roots × (1 + 9 × 111)` tasks
- * (10 roots: 10,000): phases of milestones of steps, the first half done, one step in progress.
+ * A store document (the JSON file's format) with one session of `roots × (1 + milestones × (1 + steps))`
+ * tasks (defaults: 10,000): phases of milestones of steps, the first half done, one step in progress.
  */
-export function bigPlanDocument(sessionId: string, roots = 10): Record<string, unknown> {
+export function bigPlanDocument(
+  sessionId: string,
+  roots = 10,
+  milestones = 9,
+  steps = 110,
+): Record<string, unknown> {
   const activeRoot = Math.floor(roots / 2);
+  const activeMilestone = Math.floor(milestones / 2);
+  const activeStep = Math.floor(steps / 2) - 5;
   const make = (
     id: string,
     name: string,
@@ -116,29 +123,30 @@ export function bigPlanDocument(sessionId: string, roots = 10): Record<string, u
   });
   const phases: StoredTask[] = [];
   for (let r = 0; r < roots; r++) {
-    const milestones: StoredTask[] = [];
-    for (let m = 0; m < 9; m++) {
-      const steps: StoredTask[] = [];
-      for (let s = 0; s < 110; s++) {
-        const before = r < activeRoot || (r === activeRoot && (m < 4 || (m === 4 && s < 50)));
-        const active = r === activeRoot && m === 4 && s === 50;
-        steps.push(
+    const ms: StoredTask[] = [];
+    for (let m = 0; m < milestones; m++) {
+      const leaves: StoredTask[] = [];
+      for (let s = 0; s < steps; s++) {
+        const before = r < activeRoot ||
+          (r === activeRoot && (m < activeMilestone || (m === activeMilestone && s < activeStep)));
+        const active = r === activeRoot && m === activeMilestone && s === activeStep;
+        leaves.push(
           make(`s${r}-${m}-${s}`, `Step ${r}.${m}.${s}`, before ? "done" : active ? "in_progress" : "todo"),
         );
       }
-      const status = steps.every((t) => t.status === "done")
+      const status = leaves.every((t) => t.status === "done")
         ? "done"
-        : steps.some((t) => t.status === "in_progress")
+        : leaves.some((t) => t.status === "in_progress")
         ? "in_progress"
         : "todo";
-      milestones.push(make(`m${r}-${m}`, `Milestone ${r}.${m}`, status, steps));
+      ms.push(make(`m${r}-${m}`, `Milestone ${r}.${m}`, status, leaves));
     }
-    const status = milestones.every((t) => t.status === "done")
+    const status = ms.every((t) => t.status === "done")
       ? "done"
-      : milestones.some((t) => t.status === "in_progress")
+      : ms.some((t) => t.status === "in_progress")
       ? "in_progress"
       : "todo";
-    phases.push(make(`p${r}`, `Phase ${r}`, status, milestones));
+    phases.push(make(`p${r}`, `Phase ${r}`, status, ms));
   }
   return { version: 1, sessions: { [sessionId]: phases }, works: [], progress: {} };
 }

@@ -1,0 +1,202 @@
+/**
+ * Dashboard speed (`deno task bench:dashboard`): how fast a change reaches an open page, and how fast
+ * and how big the first page load is.
+ *
+ *   deno run -A bench/dashboard_bench.ts [--write] [--quick]
+ *
+ * 1. Event latency: a real server process (memory store), one real Chromium page with the dashboard
+ *    open plus 0 or 49 more open event streams (so 1 and 50 open pages). Each sample is one
+ *    `updateTask` over MCP (HTTP); the time is from the moment its reply arrived at the client to
+ *    the moment the page's `change` event fired (the page's clock and ours are the same system
+ *    clock; negative means the event came before the reply).
+ * 2. First load: the page of a 100-task and a 10,000-task session (JSON file), timed by the
+ *    browser's navigation timing (start → load event, active path in the HTML), and the bytes of
+ *    the HTML, its assets and the page's JSON view.
+ * `--write` replaces the "## Dashboard" section of BENCHMARKS.md.
+ */
+import { connectHttp, spawnServer } from "../tests/http/http_support.ts";
+import { launchBrowser, newPage } from "../tests/support/browser.ts";
+import { ok } from "../tests/support/harness.ts";
+import { bigPlanDocument } from "../tests/web/web_support.ts";
+
+const HEADING = "## Dashboard";
+const note = (line: string) => console.error(`[bench:dashboard] ${line}`);
+
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+
+function fmt(value: number): string {
+  return Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(1);
+}
+
+/** Samples of reply → event at the page, with `extra` more event streams open. */
+async function eventLatency(extra: number, samples: number): Promise<number[]> {
+  await using server = await spawnServer();
+  await using mcp = await connectHttp(`${server.url}/mcp`);
+  await ok(mcp.client, "createTask", { sessionId: "bench", id: "t", name: "Bench task" });
+  await using browser = await launchBrowser();
+  await using tab = await newPage(browser);
+  const { page } = tab;
+  await page.goto(`${server.url}/?session=bench`);
+  await page.waitForSelector("#live[data-state=live]");
+  // A listener of our own on the page, recording when each change event fires (absolute ms).
+  await page.evaluate(`(() => {
+    window.__arrivals = [];
+    const events = new EventSource("/events");
+    events.addEventListener("change", () => window.__arrivals.push(performance.timeOrigin + performance.now()));
+    return new Promise((resolve) => events.addEventListener("ready", resolve));
+  })()`);
+  const streams: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  for (let i = 0; i < extra; i++) {
+    const response = await fetch(`${server.url}/events`);
+    if (!response.ok) throw new Error(`stream ${i}: ${response.status}`);
+    const reader = response.body!.getReader();
+    streams.push(reader);
+    (async () => {
+      while (!(await reader.read()).done) { /* drain */ }
+    })().catch(() => {});
+  }
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      const before = await page.evaluate<number>("window.__arrivals.length");
+      await ok(mcp.client, "updateTask", { sessionId: "bench", id: "t", description: `sample ${i}` });
+      const replied = performance.timeOrigin + performance.now();
+      await page.waitForFunction(`window.__arrivals.length > ${before}`, undefined, { timeout: 5000 })
+        .catch(() => {});
+      const arrived = await page.evaluate<number>(`window.__arrivals[${before}] ?? NaN`);
+      out.push(arrived - replied);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    for (const reader of streams) await reader.cancel().catch(() => {});
+  }
+  return out.filter(Number.isFinite);
+}
+
+interface LoadResult {
+  tasks: number;
+  loadMs: number[];
+  htmlBytes: number;
+  assetBytes: number;
+  viewBytes: number;
+  rows: number;
+}
+
+async function firstLoad(doc: Record<string, unknown>, tasks: number, samples: number): Promise<LoadResult> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/tasks.json`, JSON.stringify(doc));
+    await using server = await spawnServer({ env: { FILE_PATH: `${dir}/tasks.json` } });
+    const html = await (await fetch(`${server.url}/?session=bench`)).text();
+    let assetBytes = 0;
+    for (const [, path] of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+      assetBytes += (await (await fetch(`${server.url}${path}`)).arrayBuffer()).byteLength;
+    }
+    const viewBytes = (await (await fetch(`${server.url}/api/view?session=bench`)).arrayBuffer()).byteLength;
+    await using browser = await launchBrowser();
+    const loadMs: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < samples; i++) {
+      await using tab = await newPage(browser);
+      // A fresh context each time: a first visit, assets not cached.
+      await tab.page.goto(`${server.url}/?session=bench`, { waitUntil: "load" });
+      loadMs.push(
+        await tab.page.evaluate<number>('performance.getEntriesByType("navigation")[0].loadEventEnd'),
+      );
+      rows = await tab.page.locator("#session .tree > li").count();
+    }
+    return { tasks, loadMs, htmlBytes: new TextEncoder().encode(html).length, assetBytes, viewBytes, rows };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function replaceSection(document: string | undefined, section: string): string {
+  if (!document || document.trim() === "") return `# Benchmarks\n\n${section}\n`;
+  const start = document.indexOf(`\n${HEADING}\n`);
+  if (start < 0) return `${document.trimEnd()}\n\n${section}\n`;
+  const rest = document.slice(start + 1 + HEADING.length);
+  const next = rest.search(/\n## |\n<!-- bench\/run\.ts: begin/);
+  const end = next < 0 ? document.length : start + 1 + HEADING.length + next + 1;
+  return `${document.slice(0, start + 1)}${section}\n${next < 0 ? "" : "\n"}${document.slice(end)}`;
+}
+
+async function formatted(markdown: string): Promise<string> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["fmt", "--ext=md", "-"],
+    cwd: new URL("..", import.meta.url),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(markdown));
+  await writer.close();
+  const { code, stdout } = await child.output();
+  return code === 0 ? new TextDecoder().decode(stdout).trimEnd() : markdown;
+}
+
+if (import.meta.main) {
+  const quick = Deno.args.includes("--quick");
+  const samples = quick ? 20 : 200;
+  const loads = quick ? 5 : 30;
+  const latency: [number, number[]][] = [];
+  for (const pages of [1, 50]) {
+    note(`event latency with ${pages} open pages`);
+    latency.push([pages, await eventLatency(pages - 1, samples)]);
+  }
+  const first: LoadResult[] = [];
+  note("first load, 100 tasks");
+  first.push(await firstLoad(bigPlanDocument("bench", 1, 9, 10), 100, loads));
+  note("first load, 10,000 tasks");
+  first.push(await firstLoad(bigPlanDocument("bench"), 10_000, loads));
+  const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
+  const text = [
+    HEADING,
+    "",
+    `- Command: \`deno task bench:dashboard${quick ? " --quick" : ""}\`; ${
+      new Date().toISOString().slice(0, 16)
+    }Z;` +
+    ` ${navigator.hardwareConcurrency} CPUs, load average at the end ${load}; ${
+      new TextDecoder().decode(
+        (await new Deno.Command("/usr/bin/chromium", { args: ["--version"], stderr: "null" }).output())
+          .stdout,
+      ).trim()
+    }.`,
+    "- Event latency: from a tool call's reply reaching the MCP client (HTTP, memory store) to the `change`",
+    "  event firing in an open Chromium page; with 50 pages, 49 more event streams are open on the server.",
+    "  Negative: the event came before the reply (the store notifies as soon as the change is durable).",
+    "",
+    "| open pages | samples | p50 ms | p99 ms | max ms |",
+    "| --- | --- | --- | --- | --- |",
+    ...latency.map(([pages, s]) =>
+      `| ${pages} | ${s.length} | ${fmt(percentile(s, 50))} | ${fmt(percentile(s, 99))} | ${
+        fmt(Math.max(...s))
+      } |`
+    ),
+    "",
+    "- First load: a fresh browser context per sample (nothing cached), JSON file store; time is the",
+    "  browser's navigation timing from the start to the end of the load event (the path in progress is",
+    "  in the HTML, so it shows by then). Bytes are uncompressed.",
+    "",
+    "| tasks | samples | p50 ms | p99 ms | HTML bytes | script + styles + icon bytes | `/api/view` bytes | rows in the DOM |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...first.map((r) =>
+      `| ${r.tasks.toLocaleString("en-US")} | ${r.loadMs.length} | ${fmt(percentile(r.loadMs, 50))} | ${
+        fmt(percentile(r.loadMs, 99))
+      } | ${r.htmlBytes.toLocaleString("en-US")} | ${r.assetBytes.toLocaleString("en-US")} | ${
+        r.viewBytes.toLocaleString("en-US")
+      } | ${r.rows} |`
+    ),
+  ].join("\n");
+  console.log(text);
+  if (Deno.args.includes("--write")) {
+    const file = new URL("../BENCHMARKS.md", import.meta.url);
+    const document = await Deno.readTextFile(file).catch(() => undefined);
+    await Deno.writeTextFile(file, replaceSection(document, await formatted(text)));
+    note("BENCHMARKS.md updated");
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * `deno task screenshot`: starts a server with a small realistic plan (made through MCP, as an agent
+ * would), opens the dashboard in the same Chromium the tests use, and saves docs/dashboard.png.
+ */
+import { fileURLToPath } from "node:url";
+import { connectHttp, spawnServer } from "../tests/http/http_support.ts";
+import { launchBrowser, newPage } from "../tests/support/browser.ts";
+import { ok } from "../tests/support/harness.ts";
+import { seedPlan } from "../tests/web/web_support.ts";
+
+const OUT = fileURLToPath(new URL("../docs/dashboard.png", import.meta.url));
+
+await using server = await spawnServer();
+await using mcp = await connectHttp(`${server.url}/mcp`);
+await seedPlan(mcp.client);
+await ok(mcp.client, "completeTask", {
+  sessionId: "release-2.0",
+  id: "notes-draft",
+  resolution: "Changelog drafted from the 42 merged PRs",
+});
+await ok(mcp.client, "startTask", { sessionId: "release-2.0", id: "notes-review" });
+await ok(mcp.client, "createTask", {
+  sessionId: "docs-site",
+  name: "Refresh the documentation site",
+  tasks: [{ name: "Move the guides to the new layout" }, { name: "Check every link" }],
+});
+
+await using browser = await launchBrowser();
+await using tab = await newPage(browser, { viewport: { width: 1400, height: 600 } });
+await tab.page.goto(`${server.url}/?session=release-2.0`);
+await tab.page.waitForSelector("#live[data-state=live]");
+await tab.page.screenshot({ path: OUT, fullPage: false });
+console.error(`saved ${OUT}`);
