@@ -1,12 +1,14 @@
 /**
  * Single-file packaging: the `bundle` task's command, pointed at a temporary directory, builds one
  * `.mjs` that runs under `deno run --no-config` (no deno.json, no import map) and serves a real
- * client over stdio.
+ * client over stdio, and the dashboard over HTTP.
  */
 import assert from "node:assert/strict";
+import { DASHBOARD_JS } from "../../lib/web/assets/client_js.ts";
 import { serverEnv } from "../support/env.ts";
 import { call } from "../support/harness.ts";
 import { CONFIG, ROOT } from "../support/paths.ts";
+import { freePort, terminate, waitForHealth } from "../support/processes.ts";
 import { Client, StdioClientTransport } from "../support/sdk_client.ts";
 
 /** The `bundle` task's arguments, with the output moved to `output`. */
@@ -51,6 +53,30 @@ Deno.test("deno task bundle builds one file that serves stdio under deno run --n
       assert.equal(missing.isError, true);
     } finally {
       await client.close();
+    }
+
+    // The dashboard ships inside the bundle: its page and script are served with nothing else around.
+    const port = freePort();
+    const server = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-config", "-A", output, "--http"],
+      env: serverEnv({ LOG_LEVEL: "warn", PORT: String(port), HOST: "127.0.0.1" }),
+      clearEnv: true,
+      cwd: dir,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHealth(url, server);
+      const page = await (await fetch(`${url}/`)).text();
+      const script = page.match(/<script src="(\/assets\/[^"]+)"/)?.[1];
+      assert.ok(script, "the page names its script");
+      const served = await fetch(`${url}${script}`);
+      assert.equal(served.status, 200);
+      assert.equal(await served.text(), DASHBOARD_JS);
+    } finally {
+      await terminate(server);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
