@@ -10,7 +10,7 @@
 import type { Task } from "../domain/schemas.ts";
 import { nextTask } from "../domain/task_ops.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
-import type { MoreRow, Row, TaskRow } from "./model.ts";
+import type { MoreRow, Row, TaskChange, TaskRow } from "./model.ts";
 
 /** Siblings shown per list before the rest is folded into "more" rows. */
 export const SIBLING_WINDOW = 50;
@@ -53,6 +53,8 @@ export function focusTask(tree: TaskTree): { task: Task; active: boolean } | und
 export interface FoldOptions {
   /** Ids of tasks to show unfolded as well (at most {@link MAX_OPEN} are honoured). */
   open?: Iterable<string>;
+  /** What the call being shown did, by task id: those rows carry it, and their ancestors are unfolded. */
+  changes?: ReadonlyMap<string, TaskChange>;
 }
 
 /** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
@@ -65,10 +67,17 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     if (open.size >= MAX_OPEN) break;
     open.add(id);
   }
+  for (const id of options.changes?.keys() ?? []) {
+    if (open.size >= MAX_OPEN) break;
+    const task = tree.get(id);
+    const parent = task && tree.parentOf(task);
+    if (parent) { for (const t of tree.pathTo(parent)) open.add(t.id); }
+  }
   const activeId = focus?.active ? focus.task.id : undefined;
+  const changes = options.changes;
   const rows: Row[] = [];
   const level = (list: readonly Task[], depth: number, parentId: string | null) => {
-    const onPath = list.findIndex((t) => path.has(t.id));
+    const onPath = list.findIndex((t) => path.has(t.id) || open.has(t.id));
     let from = 0;
     let to = list.length;
     if (list.length > SIBLING_WINDOW) {
@@ -79,7 +88,10 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     for (let i = from; i < to; i++) {
       const task = list[i]!;
       const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id));
-      rows.push(taskRow(tree, counts, task, depth, parentId, { unfold, path, activeId }));
+      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path, activeId });
+      const change = changes?.get(task.id);
+      if (change) row.change = change;
+      rows.push(row);
       if (unfold) level(task.tasks, depth + 1, task.id);
     }
     if (to < list.length) rows.push(moreRow(depth, parentId, to, list.length - to));

@@ -28,9 +28,14 @@ export const TaskRowSchema = z.object({
   on_path: z.boolean(),
   /** The leaf in progress. */
   active: z.boolean(),
+  /** What the call being shown did to this task (the chat view marks it); absent on the dashboard. */
+  change: z.enum(["started", "completed", "added", "changed"]).optional(),
 });
 /** See {@link TaskRowSchema}. */
 export type TaskRow = z.infer<typeof TaskRowSchema>;
+
+/** What a call did to a task: see {@link TaskRowSchema} `change`. */
+export type TaskChange = NonNullable<TaskRow["change"]>;
 
 /** Siblings not shown: `count` subtasks of `parent_id` (null: roots) from index `offset` on. */
 export const MoreRowSchema = z.object({

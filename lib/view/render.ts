@@ -93,6 +93,7 @@ function taskRowNode(row: TaskRow): VElement {
   const classes = ["row", `s-${row.status}`, indent(row.depth)];
   if (row.on_path) classes.push("path");
   if (row.active) classes.push("active");
+  if (row.change) classes.push(`ch-${row.change}`);
   const folder = row.children > 0;
   return h(
     "li",
@@ -123,6 +124,7 @@ function taskRowNode(row: TaskRow): VElement {
     ),
     h("span", { class: "name" }, row.name),
     h("span", { class: "id" }, row.id),
+    row.change && h("span", { class: "change" }, row.change),
     folder &&
       h(
         "span",

@@ -110,3 +110,11 @@ Deno.test("childRows pages through a range of subtasks and leaves the rest as on
   assert.equal(childRows(tree, { parentId: "nope", offset: 0, count: 1 }), undefined);
   assert.deepEqual(childRows(tree, { parentId: "p", offset: 999, count: 5 }), []);
 });
+
+Deno.test("foldTree marks what a call changed and unfolds the way to it", () => {
+  const tree = treeOf(task("a", task("a1")), task("b", task("b1", task("b1x")), task("b2")));
+  const rows = foldTree(tree, { changes: new Map([["b1x", "added"]]) });
+  assert.deepEqual(ids(rows), ["a", "a1", "b", "b1", "b1x", "b2"]);
+  const marked = rows.filter((r) => r.kind === "task" && r.change !== undefined) as TaskRow[];
+  assert.deepEqual(marked.map((r) => [r.id, r.change]), [["b1x", "added"]]);
+});

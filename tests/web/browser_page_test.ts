@@ -74,6 +74,18 @@ Deno.test("the page shows the tree, the task in progress, the progress document 
   ]);
   assert.equal(await page.textContent("#works .work-description"), "Started the release notes");
 
+  // The script renders the same markup as the server: after a live update that leaves this session as
+  // it was, the session's panel is unchanged to the character.
+  const served = await page.locator("#session").evaluate((el) => el.outerHTML);
+  await page.waitForSelector("#live[data-state=live]");
+  await ok(mcp.client, "save_current_work_info", {
+    work_description: "Unrelated",
+    work_summarize: "Other work",
+  });
+  await waitForUpdates(page, 1);
+  assert.equal(await page.locator("#session").evaluate((el) => el.outerHTML), served);
+  assert.equal(await page.textContent("#works .work-description"), "Unrelated");
+
   // The session list with done/total.
   assert.equal(await page.textContent("#sessions .session a"), "release-2.0");
   assert.deepEqual(foreignRequests(record, server.url), []);

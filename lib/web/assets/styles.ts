@@ -68,6 +68,7 @@ aside > nav, aside > section, main > section { background: var(--card); border: 
 .name { flex: 0 1 auto; }
 .id, .count { font-size: .75rem; color: var(--muted); font-family: ui-monospace, monospace; }
 .count { margin-left: auto; white-space: nowrap; }
+.change { font-size: .7rem; padding: 0 .3rem; border-radius: 3px; background: var(--path); color: var(--accent); }
 ${
   Array.from({ length: 13 }, (_, d) =>
     `.d-${d} { padding-left: calc(.3rem + ${d} * var(--indent, 1.1rem)); }`).join("\n")
