@@ -36,7 +36,7 @@ Deno.test("a share link signs the browser in with an HttpOnly cookie, drops the 
 
   await page.waitForSelector("#live[data-state=live]");
   await ok(mcp.client, "createTask", { sessionId: "shared", name: "Announce the release" });
-  await page.waitForSelector("text=Announce the release", { timeout: 2000 });
+  await page.waitForSelector("text=Announce the release");
 
   // Another browser without the cookie is still refused, the JSON routes and the events too.
   await using stranger = await newPage(browser);

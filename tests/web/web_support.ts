@@ -150,3 +150,31 @@ export function bigPlanDocument(
   }
   return { version: 1, sessions: { [sessionId]: phases }, works: [], progress: {} };
 }
+
+/**
+ * Starts watching the page for `selector`; the returned function waits for it and gives the moment
+ * (absolute ms, the system clock shared with this process) the page's DOM first matched it, measured
+ * in the page, so a slow test driver on a busy machine does not count.
+ */
+export async function watchFor(page: Page, selector: string): Promise<(timeout?: number) => Promise<number>> {
+  const key = `__seen_${Math.random().toString(36).slice(2)}`;
+  await page.evaluate(`(() => {
+    const key = ${JSON.stringify(key)}, selector = ${JSON.stringify(selector)};
+    const look = () => {
+      if (window[key] === undefined && document.querySelector(selector)) {
+        window[key] = performance.timeOrigin + performance.now();
+      }
+    };
+    new MutationObserver(look).observe(document.documentElement, { subtree: true, childList: true, attributes: true });
+    look();
+  })()`);
+  return async (timeout = 10_000) => {
+    await page.waitForSelector(selector, { timeout });
+    return await page.evaluate<number>(`window[${JSON.stringify(key)}]`);
+  };
+}
+
+/** Now on the clock {@link watchFor} uses. */
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}
