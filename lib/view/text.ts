@@ -2,7 +2,7 @@
  * Small text rules of the views: escaping, status marks and labels, counts. Pure; the dashboard's
  * script and the chat view bundle it too.
  */
-import { MARKS } from "../domain/checklist.ts";
+import { MARKS } from "../domain/tree_text.ts";
 
 type Status = "todo" | "in_progress" | "done";
 

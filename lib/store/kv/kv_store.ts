@@ -159,10 +159,6 @@ export class KvStore implements Store {
   }
 
   watch(onChange: () => void): () => void {
-    return watchKvKey(this.#kv, STORE_VERSION_KEY, onChange);
-  }
-
-  watch(onChange: () => void): () => void {
     return watchKvKey(this.#kv, this.#layout.storeVersion, onChange);
   }
 
