@@ -4,7 +4,7 @@ import { createApp } from "../../lib/http/app.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok, quietLogger } from "../support/harness.ts";
-import { connectHttp, send, viaApp } from "../http/http_support.ts";
+import { connectHttp, send, spawnServer, viaApp } from "../http/http_support.ts";
 
 /** Reads an event stream's text until `done(text)` holds or `ms` pass; returns what was read. */
 export async function readUntil(
@@ -99,4 +99,20 @@ Deno.test("closing the app ends every open event stream", async () => {
   const after = await send(app.app, { path: "/events" });
   assert.equal(after.status, 503);
   await after.body?.cancel();
+});
+
+Deno.test("a server process with open dashboards stops at SIGTERM at once, ending their streams", async () => {
+  const server = await spawnServer();
+  const readers = [];
+  for (let i = 0; i < 3; i++) {
+    const response = await fetch(`${server.url}/events`);
+    const reader = response.body!.getReader();
+    await readUntil(reader, (t) => t.includes("event: ready"));
+    readers.push(reader);
+  }
+  const started = performance.now();
+  const { code } = await server.stop();
+  assert.equal(code, 0);
+  assert.ok(performance.now() - started < 5000, "stopped without waiting for the kill");
+  for (const reader of readers) await readUntil(reader, () => false).catch(() => {});
 });
