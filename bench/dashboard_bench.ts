@@ -14,7 +14,8 @@
  *    the HTML, its assets and the page's JSON view.
  * `--write` replaces the "## Dashboard" section of BENCHMARKS.md.
  */
-import { connectHttp, spawnServer } from "../tests/http/http_support.ts";
+import { connectHttp } from "../tests/http/http_support.ts";
+import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
 import { bigPlanDocument } from "../tests/web/web_support.ts";

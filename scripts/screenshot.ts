@@ -3,7 +3,8 @@
  * would), opens the dashboard in the same Chromium the tests use, and saves docs/dashboard.png.
  */
 import { fileURLToPath } from "node:url";
-import { connectHttp, spawnServer } from "../tests/http/http_support.ts";
+import { connectHttp } from "../tests/http/http_support.ts";
+import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
 import { seedPlan } from "../tests/web/web_support.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createTask } from "../../lib/domain/task_ops.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { STORE_KINDS } from "./fixtures/places.ts";
+import { STORE_KINDS } from "../support/store_places.ts";
 
 function changes(
   store: Store,

@@ -3,7 +3,8 @@
  * address without the token; without it the page is 401. And the page fits a phone.
  */
 import assert from "node:assert/strict";
-import { connectHttp, spawnServer } from "../http/http_support.ts";
+import { connectHttp } from "../http/http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 import { launchBrowser, newPage } from "../support/browser.ts";
 import { ok } from "../support/harness.ts";
 import { seedPlan, treeRows } from "./web_support.ts";

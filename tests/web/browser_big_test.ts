@@ -3,7 +3,7 @@
  * the DOM never holds more than a few hundred rows; folded parts load when opened.
  */
 import assert from "node:assert/strict";
-import { spawnServer } from "../http/http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 import { launchBrowser, newPage } from "../support/browser.ts";
 import { bigPlanDocument, treeRows } from "./web_support.ts";
 

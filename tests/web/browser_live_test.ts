@@ -3,7 +3,8 @@
  * (the same JSON file, the same Deno KV) shows on an open page within 2 seconds, without a reload.
  */
 import assert from "node:assert/strict";
-import { connectHttp, spawnServer } from "../http/http_support.ts";
+import { connectHttp } from "../http/http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 import { launchBrowser, newPage } from "../support/browser.ts";
 import { ok } from "../support/harness.ts";
 import { now, treeRows, waitForUpdates, watchFor } from "./web_support.ts";

@@ -3,7 +3,8 @@
  * what it shows, that agent text stays text, and that it loads nothing from elsewhere.
  */
 import assert from "node:assert/strict";
-import { connectHttp, spawnServer } from "../http/http_support.ts";
+import { connectHttp } from "../http/http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 import { foreignRequests, launchBrowser, newPage } from "../support/browser.ts";
 import { ok } from "../support/harness.ts";
 import { seedPlan, treeRows, waitForUpdates } from "./web_support.ts";

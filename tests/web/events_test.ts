@@ -3,8 +3,10 @@ import assert from "node:assert/strict";
 import { createApp } from "../../lib/http/app.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
-import { ok, quietLogger } from "../support/harness.ts";
-import { connectHttp, send, spawnServer, viaApp } from "../http/http_support.ts";
+import { ok } from "../support/harness.ts";
+import { quietLogger } from "../support/logs.ts";
+import { connectHttp, send, viaApp } from "../http/http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 
 /** Reads an event stream's text until `done(text)` holds or `ms` pass; returns what was read. */
 export async function readUntil(
