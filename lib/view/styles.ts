@@ -43,7 +43,7 @@ ul, ol { margin: 0; padding-left: 1.2rem; }
 .row.active { background: var(--active); font-weight: 600; }
 .fold, .load { font: inherit; color: var(--accent); background: none; border: 0; padding: 0 .15rem; cursor: pointer; min-width: 1.2rem; }
 .load { text-decoration: underline; font-size: .85rem; }
-.leaf { display: inline-block; min-width: 1.5rem; }
+.leaf { display: inline-block; min-width: 1.2rem; }
 .mark { min-width: 1rem; text-align: center; }
 .s-done .mark { color: var(--done); }
 .s-in_progress .mark { color: var(--doing); }
