@@ -8,15 +8,6 @@ import { type Browser, chromium, type Page } from "playwright-core";
 /** Where Chromium is. */
 export const CHROMIUM_PATH: string = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
 
-/** Whether a Chromium is installed (tests that need one are skipped without it, with a message). */
-export function hasChromium(): boolean {
-  try {
-    return Deno.statSync(CHROMIUM_PATH).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** A launched browser; disposing closes it. */
 export interface BrowserHandle extends AsyncDisposable {
   browser: Browser;
