@@ -24,3 +24,29 @@ export async function tail(
     into.text = (into.text + chunk).slice(-keep);
   }
 }
+
+/** Reads a stream's text (e.g. an event stream, comments included) until `done(text)` holds or `ms` pass; returns what was read. */
+export async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  done: (text: string) => boolean,
+  ms = 3000,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = Date.now() + ms;
+  while (!done(text)) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`timed out; read so far: ${JSON.stringify(text)}`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const chunk = await Promise.race([
+      reader.read(),
+      new Promise<never>((
+        _,
+        reject,
+      ) => (timer = setTimeout(() => reject(new Error(`timed out: ${text}`)), left))),
+    ]).finally(() => clearTimeout(timer));
+    if (chunk.done) return text;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text;
+}

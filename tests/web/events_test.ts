@@ -5,34 +5,9 @@ import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok } from "../support/harness.ts";
 import { quietLogger } from "../support/logs.ts";
+import { readUntil } from "../support/streams.ts";
 import { connectHttp, send, viaApp } from "../http/http_support.ts";
 import { spawnServer } from "../support/server_process.ts";
-
-/** Reads an event stream's text until `done(text)` holds or `ms` pass; returns what was read. */
-export async function readUntil(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  done: (text: string) => boolean,
-  ms = 3000,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  const deadline = Date.now() + ms;
-  while (!done(text)) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`timed out; read so far: ${JSON.stringify(text)}`);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const chunk = await Promise.race([
-      reader.read(),
-      new Promise<never>((
-        _,
-        reject,
-      ) => (timer = setTimeout(() => reject(new Error(`timed out: ${text}`)), left))),
-    ]).finally(() => clearTimeout(timer));
-    if (chunk.done) return text;
-    text += decoder.decode(chunk.value, { stream: true });
-  }
-  return text;
-}
 
 function appWith(events: { maxStreams?: number; heartbeatMs?: number } = {}) {
   const store = new MemoryStore();
