@@ -13,3 +13,17 @@ export async function updateBenchmarks(place: (document: string | undefined) => 
   await Deno.writeTextFile(BENCHMARKS_FILE, place(current));
   await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", BENCHMARKS_FILE], cwd: ROOT }).output();
 }
+
+/**
+ * Replaces the section that starts with `heading` (up to the next `## ` heading or generated block),
+ * or adds it at the end.
+ */
+export function placeSection(document: string | undefined, heading: string, section: string): string {
+  if (!document || document.trim() === "") return `# Benchmarks\n\n${section}\n`;
+  const start = document.indexOf(heading);
+  if (start < 0) return `${document.trimEnd()}\n\n${section}\n`;
+  const rest = document.slice(start + heading.length);
+  const next = rest.search(/\n## |\n<!-- bench\/run\.ts: begin/);
+  const end = next < 0 ? document.length : start + heading.length + next + 1;
+  return `${document.slice(0, start)}${section}\n${next < 0 ? "" : "\n"}${document.slice(end)}`;
+}

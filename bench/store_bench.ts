@@ -15,7 +15,7 @@ import type { Task } from "../lib/domain/schemas.ts";
 import type { TaskTree } from "../lib/domain/task_tree.ts";
 import { StoreState } from "../lib/store/state.ts";
 import { STORE_KINDS, type StoreKind } from "../tests/support/store_places.ts";
-import { updateBenchmarks } from "./figures.ts";
+import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
 import { ms } from "./report.ts";
 import { percentileOf } from "./stats.ts";
@@ -197,17 +197,6 @@ function report(rows: Row[], machineLine: string, n: number): string {
   return lines.join("\n");
 }
 
-/** Replaces the section under {@link HEADING} (up to the next `## ` heading or generated block). */
-export function placeSection(document: string | undefined, section: string): string {
-  if (!document || document.trim() === "") return `# Benchmarks\n\n${section}\n`;
-  const start = document.indexOf(HEADING);
-  if (start < 0) return `${document.trimEnd()}\n\n${section}\n`;
-  const rest = document.slice(start + HEADING.length);
-  const next = rest.search(/\n## |\n<!-- bench\/run\.ts: begin/);
-  const end = next < 0 ? document.length : start + HEADING.length + next + 1;
-  return `${document.slice(0, start)}${section}\n${next < 0 ? "" : "\n"}${document.slice(end)}`;
-}
-
 if (import.meta.main) {
   const quick = Deno.args.includes("--quick");
   const n = quick ? 30 : 200;
@@ -229,7 +218,7 @@ if (import.meta.main) {
   const text = report(rows, await describeMachine(), n);
   console.log(text);
   if (Deno.args.includes("--write")) {
-    await updateBenchmarks((document) => placeSection(document, text));
+    await updateBenchmarks((document) => placeSection(document, HEADING, text));
     console.error("[bench:store] BENCHMARKS.md updated");
   }
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { LOG_LEVELS } from "./log.ts";
 
 /** The tool groups a server can expose (`CHECKLIST_TOOLS`). */
-export const TOOL_GROUPS = ["tasks", "checklist", "works", "progress"] as const;
+export const TOOL_GROUPS = ["tasks", "checklist", "works", "progress", "history"] as const;
 /** One of {@link TOOL_GROUPS}. */
 export type ToolGroup = typeof TOOL_GROUPS[number];
 
@@ -22,6 +22,8 @@ export const DEFAULTS = {
   maxConnections: 100,
   /** Minutes before an idle HTTP MCP connection is closed. */
   connectionIdleMinutes: 30,
+  /** Changes kept per session for `task_history` / `restore_tasks` (README "History and undo"). */
+  historySize: 100,
 } as const;
 
 const list = z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean));
@@ -45,6 +47,7 @@ const ConfigSchema = z.object({
   allowUnauthenticatedRemote: flag.default(false),
   maxConnections: z.coerce.number().int().min(1).max(10_000).default(DEFAULTS.maxConnections),
   connectionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.connectionIdleMinutes),
+  historySize: z.coerce.number().int().min(0).max(10_000).default(DEFAULTS.historySize),
 });
 
 /** The parsed configuration. */
@@ -69,6 +72,7 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   allowUnauthenticatedRemote: "ALLOW_UNAUTHENTICATED_REMOTE",
   maxConnections: "MAX_SESSIONS",
   connectionIdleMinutes: "SESSION_IDLE_MINUTES",
+  historySize: "HISTORY_SIZE",
 };
 
 const FLAGS: Record<string, string> = {

@@ -13,7 +13,16 @@ Deno.test("loadConfig: with nothing set it serves HTTP on 127.0.0.1:8585 from me
   assert.equal(config.workCacheSize, 10);
   assert.equal(config.logLevel, "info");
   assert.deepEqual(config.groups, [...TOOL_GROUPS]);
-  assert.deepEqual(config.groups, ["tasks", "checklist", "works", "progress"]);
+  assert.deepEqual(config.groups, ["tasks", "checklist", "works", "progress", "history"]);
+  assert.equal(config.historySize, 100);
+});
+
+Deno.test("loadConfig: HISTORY_SIZE is 0 to 10,000; 0 keeps no history", () => {
+  assert.equal(loadConfig({ HISTORY_SIZE: "0" }).historySize, 0);
+  assert.equal(loadConfig({ HISTORY_SIZE: "250" }).historySize, 250);
+  for (const bad of ["-1", "10001", "many", "1.5"]) {
+    assert.throws(() => loadConfig({ HISTORY_SIZE: bad }), /HISTORY_SIZE/);
+  }
 });
 
 Deno.test("loadConfig: reads the environment", () => {

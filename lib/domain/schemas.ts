@@ -47,6 +47,11 @@ export const TaskSchema = z.object({
 /** A stored task; `tasks` holds its subtasks in execution order (R3.10). */
 export type Task = z.infer<typeof TaskSchema>;
 
+/** A task's own fields: everything but its id and its subtasks. */
+export const TaskFieldsSchema = TaskSchema.omit({ id: true, tasks: true });
+/** See {@link TaskFieldsSchema}. */
+export type TaskFields = z.infer<typeof TaskFieldsSchema>;
+
 /** A task without its subtree, with subtask counts: what replies show where the tree is not needed. */
 export const TaskViewSchema = z.object({
   id: TaskIdSchema,

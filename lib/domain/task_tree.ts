@@ -5,7 +5,7 @@
  * exactly (R6.9) and reports which tasks it touched (what a store must write).
  */
 import { fail } from "./errors.ts";
-import type { Task, TaskStatus } from "./schemas.ts";
+import type { Task, TaskFields, TaskStatus } from "./schemas.ts";
 
 interface Entry {
   task: Task;
@@ -24,6 +24,10 @@ export interface TreeChanges {
   readonly rootsChanged: boolean;
   /** Status before the transaction, for every task whose status changed. */
   readonly statusBefore: ReadonlyMap<string, TaskStatus>;
+  /** Own fields before the transaction of every task it changed, added or removed (null: it is new). */
+  readonly fieldsBefore: ReadonlyMap<string, TaskFields | null>;
+  /** Child ids before the transaction of every list it changed (`""`: the roots) and of removed tasks. */
+  readonly childrenBefore: ReadonlyMap<string, readonly string[]>;
 }
 
 /** An open transaction on a tree; exactly one of `commit` or `rollback` ends it. */
@@ -42,6 +46,8 @@ interface OpenTransaction {
   removed: Set<string>;
   rootsChanged: boolean;
   statusBefore: Map<string, TaskStatus>;
+  fieldsBefore: Map<string, TaskFields | null>;
+  childrenBefore: Map<string, string[]>;
 }
 
 type EditableField = "name" | "description" | "resolution" | "completion_criteria" | "constraints";
@@ -139,6 +145,8 @@ export class TaskTree {
       removed: new Set(),
       rootsChanged: false,
       statusBefore: new Map(),
+      fieldsBefore: new Map(),
+      childrenBefore: new Map(),
     };
     this.#tx = tx;
     const end = () => {
@@ -153,6 +161,8 @@ export class TaskTree {
           return tx.rootsChanged;
         },
         statusBefore: tx.statusBefore,
+        fieldsBefore: tx.fieldsBefore,
+        childrenBefore: tx.childrenBefore,
       },
       commit: end,
       rollback: () => {
@@ -190,6 +200,7 @@ export class TaskTree {
     if (before === status) return;
     const tx = this.#open();
     if (!tx.statusBefore.has(task.id)) tx.statusBefore.set(task.id, before);
+    keepFields(tx, task);
     tx.touched.add(task.id);
     this.#applyStatus(task, status);
     tx.undo.push(() => this.#applyStatus(task, before));
@@ -200,6 +211,7 @@ export class TaskTree {
     const tx = this.#open();
     const had = Object.hasOwn(task, key);
     const before = task[key];
+    keepFields(tx, task);
     if (value === undefined) delete task[key];
     else task[key] = value;
     tx.touched.add(task.id);
@@ -213,6 +225,7 @@ export class TaskTree {
   insert(parent: Task | undefined, index: number, task: Task): void {
     const tx = this.#open();
     const list = parent?.tasks ?? this.roots;
+    keepChildren(tx, parent?.id ?? "", list);
     list.splice(index, 0, task);
     try {
       this.#indexSubtree(task, parent);
@@ -222,6 +235,7 @@ export class TaskTree {
     }
     this.#markList(tx, parent);
     for (const { task: t } of subtree(task)) {
+      if (!tx.fieldsBefore.has(t.id)) tx.fieldsBefore.set(t.id, null);
       tx.touched.add(t.id);
       tx.removed.delete(t.id);
     }
@@ -237,10 +251,13 @@ export class TaskTree {
     const parent = this.parentOf(task);
     const list = parent?.tasks ?? this.roots;
     const index = list.indexOf(task);
+    keepChildren(tx, parent?.id ?? "", list);
     list.splice(index, 1);
     const count = this.#unindexSubtree(task, parent);
     this.#markList(tx, parent);
     for (const { task: t } of subtree(task)) {
+      keepFields(tx, t);
+      keepChildren(tx, t.id, t.tasks);
       tx.removed.add(t.id);
       tx.touched.delete(t.id);
     }
@@ -341,6 +358,18 @@ export class TaskTree {
   #addToAncestors(parent: Task | undefined, delta: number): void {
     for (let t = parent; t; t = this.#index.get(t.id)!.parent) this.#index.get(t.id)!.size += delta;
   }
+}
+
+/** Notes a task's own fields as they are before its first change in the transaction. */
+function keepFields(tx: OpenTransaction, task: Task): void {
+  if (tx.fieldsBefore.has(task.id)) return;
+  const { id: _id, tasks: _tasks, ...fields } = task;
+  tx.fieldsBefore.set(task.id, fields);
+}
+
+/** Notes a list's child ids as they are before its first change in the transaction. */
+function keepChildren(tx: OpenTransaction, owner: string, list: readonly Task[]): void {
+  if (!tx.childrenBefore.has(owner)) tx.childrenBefore.set(owner, list.map((t) => t.id));
 }
 
 /** The status a parent must have given its children; a leaf keeps its own. */

@@ -19,6 +19,7 @@ import { bridgeLogs } from "./log_bridge.ts";
 import { callTool, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
+import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
@@ -32,6 +33,7 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   ...CHECKLIST_TOOLS,
   ...WORK_TOOLS,
   ...PROGRESS_TOOLS,
+  ...HISTORY_TOOLS,
 ];
 
 /**
@@ -54,6 +56,11 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   } else if (on.has("checklist")) {
     lines.push(
       "Keep the plan with update_tasks and get_all_tasks; mark finished tasks with mark_task_as_done.",
+    );
+  }
+  if (on.has("history")) {
+    lines.push(
+      "Changes are versioned: if a plan gets damaged, restore_tasks a revision from task_history rather than rebuild it.",
     );
   }
   if (on.has("progress")) {

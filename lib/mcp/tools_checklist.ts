@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ChecklistItemSchema, markDone, MarkFailureSchema, updateTasks } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
+import { RevisionSchema } from "../domain/history.ts";
 import { LIMITS } from "../domain/limits.ts";
 import { SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
 import { renderSession } from "../domain/tree_text.ts";
@@ -26,20 +27,25 @@ const updateTasksTool = defineTool({
       .describe("Where to replace, e.g. / or /a/b/"),
     tasks: z.array(ChecklistItemSchema).describe("The new task list at that path"),
   }),
-  output: z.object({ sessionId: z.string(), updated: z.number().int(), tree: treeText }),
+  output: z.object({
+    sessionId: z.string(),
+    updated: z.number().int(),
+    tree: treeText,
+    revision: RevisionSchema,
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async run({ sessionId, path, tasks }, { store }) {
-    const { updated, notes, tree } = await store.updateTree(sessionId, (t) => ({
+    const { result: { updated, notes, tree }, revision } = await store.updateTree(sessionId, (t) => ({
       ...updateTasks(t, path, tasks),
       tree: renderSession(t),
-    }));
+    }), { tool: "update_tasks" });
     const text = [
       `Successfully updated ${updated} tasks at ${path} in session ${sessionId}.`,
       ...notes,
       "",
       tree,
     ].join("\n");
-    return { text, structured: { sessionId, updated, tree } };
+    return { text, structured: { sessionId, updated, tree, revision } };
   },
 });
 
@@ -74,10 +80,11 @@ const markDoneTool = defineTool({
     marked: z.array(z.string()),
     failed: z.array(MarkFailureSchema),
     tree: treeText,
+    revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, taskIds }, { store }) {
-    const { marked, failed, tree } = await store.updateTree(sessionId, (t) => {
+    const { result: { marked, failed, tree }, revision } = await store.updateTree(sessionId, (t) => {
       const result = markDone(t, taskIds);
       if (result.marked.length === 0) {
         // Nothing marked: a refusal, so nothing (not even a new empty session) is kept.
@@ -88,11 +95,11 @@ const markDoneTool = defineTool({
         );
       }
       return { ...result, tree: renderSession(t) };
-    });
+    }, { tool: "mark_task_as_done" });
     const lines = [`Marked done: ${marked.join(", ")}.`];
     for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);
     lines.push("", tree);
-    return { text: lines.join("\n"), structured: { marked, failed, tree } };
+    return { text: lines.join("\n"), structured: { marked, failed, tree, revision } };
   },
 });
 

@@ -1,6 +1,7 @@
 /** Tool group `tasks`: the hierarchical task tree (docs/requirements.md R1–R6), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
+import { RevisionSchema } from "../domain/history.ts";
 import {
   CompleteResultSchema,
   CreateTaskInputSchema,
@@ -45,11 +46,15 @@ const createTaskTool = defineTool({
     parentId: CreateTaskInputSchema.shape.parentId.describe("Omit for a root task"),
     insertIndex: CreateTaskInputSchema.shape.insertIndex.describe("Position among siblings; default last"),
   }),
-  output: z.object({ task: TaskSchema, message: z.string() }),
+  output: z.object({ task: TaskSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, ...input }, { store }) {
-    const { task, message } = await store.updateTree(sessionId, (tree) => createTask(tree, input));
-    return { text: `${message}\n\n${renderTree([task])}`, structured: { task, message } };
+    const { result: { task, message }, revision } = await store.updateTree(
+      sessionId,
+      (tree) => createTask(tree, input),
+      { tool: "createTask" },
+    );
+    return { text: `${message}\n\n${renderTree([task])}`, structured: { task, message, revision } };
   },
 });
 
@@ -117,14 +122,14 @@ const updateTaskTool = defineTool({
   description:
     "Change a task's fields. A status change follows the start/complete rules; a parent's status follows its subtasks. An empty list clears criteria or constraints.",
   input: z.object({ sessionId, ...UpdateTaskInputSchema.shape, id: taskId }),
-  output: z.object({ task: TaskViewSchema, message: z.string() }),
+  output: z.object({ task: TaskViewSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, ...input }, { store }) {
-    const result = await store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await store.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
       return updateTask(tree, input);
-    });
-    return { text: result.message, structured: result };
+    }, { tool: "updateTask" });
+    return { text: result.message, structured: { ...result, revision } };
   },
 });
 
@@ -134,14 +139,20 @@ const deleteTaskTool = defineTool({
   title: "Delete task",
   description: "Delete a task and its whole subtree.",
   input: z.object({ sessionId, id: taskId }),
-  output: z.object({ id: z.string(), deleted: z.number().int().describe("Tasks removed, subtree included") }),
+  output: z.object({
+    id: z.string(),
+    deleted: z.number().int().describe("Tasks removed, subtree included"),
+    revision: RevisionSchema,
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run({ sessionId, id }, { store }) {
-    const result = await store.updateTree(sessionId, (tree) => deleteTask(tree, id));
+    const { result, revision } = await store.updateTree(sessionId, (tree) => deleteTask(tree, id), {
+      tool: "deleteTask",
+    });
     const more = result.deleted - 1;
     return {
       text: `Deleted task ${id}${more > 0 ? ` and its ${more} subtask${more > 1 ? "s" : ""}` : ""}.`,
-      structured: result,
+      structured: { ...result, revision },
     };
   },
 });
@@ -153,16 +164,16 @@ const startTaskTool = defineTool({
   description:
     "Start a task. On a parent it starts the first unfinished leaf below it. Earlier siblings must be done. Returns the inherited completion criteria and constraints, and the progress table.",
   input: z.object({ sessionId, id: taskId }),
-  output: StartResultSchema,
+  output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, id }, { store }) {
-    const result = await store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await store.updateTree(sessionId, (tree) => {
       if (tree.size === 0) {
         fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}". Create tasks with createTask first.`);
       }
       return startTask(tree, id);
-    });
-    return { text: `${result.message}\n\n${result.hierarchy_summary}`, structured: result };
+    }, { tool: "startTask" });
+    return { text: `${result.message}\n\n${result.hierarchy_summary}`, structured: { ...result, revision } };
   },
 });
 
@@ -177,14 +188,17 @@ const completeTaskTool = defineTool({
     id: taskId,
     resolution: ResolutionSchema.min(1).describe("What was done, briefly"),
   }),
-  output: CompleteResultSchema,
+  output: CompleteResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, id, resolution }, { store }) {
-    const result = await store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await store.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}".`);
       return completeTask(tree, id, resolution);
-    });
-    return { text: `${result.message}\n\n${result.progress_summary.table}`, structured: result };
+    }, { tool: "completeTask" });
+    return {
+      text: `${result.message}\n\n${result.progress_summary.table}`,
+      structured: { ...result, revision },
+    };
   },
 });
 

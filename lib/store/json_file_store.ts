@@ -11,14 +11,23 @@
  * and mtime is coarse, so two writes can look alike. Files written by other programs (no `rev`)
  * fall back to inode, mtime and size.
  */
+import { DEFAULTS } from "../config.ts";
 import { basename, dirname, join } from "node:path";
+import type { HistoryView } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { watchFile } from "./change_feed.ts";
 import { Serial } from "./serial.ts";
 import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
-import { type Store, StoreOpenError } from "./store.ts";
+import {
+  type HistoryPage,
+  type Store,
+  StoreOpenError,
+  type StoreOptions,
+  type TreeChangeOptions,
+  type TreeUpdate,
+} from "./store.ts";
 
 interface FileStamp {
   ino: number | null;
@@ -33,7 +42,7 @@ const HEAD = /^\{"version":1,"rev":"([0-9a-f]{32})"/;
 const HEAD_BYTES = 64;
 
 /** Options of {@link JsonFileStore.open}. */
-export interface JsonFileStoreOptions {
+export interface JsonFileStoreOptions extends StoreOptions {
   /** Receives one line per invariant repair made while loading a file written elsewhere. */
   onRepair?: (message: string) => void;
 }
@@ -48,11 +57,13 @@ export class JsonFileStore implements Store {
   #serial = new Serial();
   #onRepair: (message: string) => void;
   #sweptTemps = false;
+  readonly historySize: number;
 
   private constructor(path: string, options: JsonFileStoreOptions) {
     this.path = path;
     this.#lockPath = `${path}.lock`;
     this.#onRepair = options.onRepair ?? (() => {});
+    this.historySize = options.historySize ?? DEFAULTS.historySize;
   }
 
   /** Opens the file, loading and validating it; a missing file starts empty. Throws {@link StoreOpenError}. */
@@ -66,8 +77,17 @@ export class JsonFileStore implements Store {
     return this.#read(() => fn(this.#state.sessions.get(sessionId)));
   }
 
-  updateTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
-    return this.#mutate((state) => state.applyTree(sessionId, fn));
+  updateTree<T>(
+    sessionId: string,
+    fn: (tree: TaskTree, history: HistoryView) => T,
+    options: TreeChangeOptions = { tool: "store" },
+  ): Promise<TreeUpdate<T>> {
+    const historySize = this.historySize;
+    return this.#mutate((state) => state.applyTree(sessionId, fn, { ...options, historySize }));
+  }
+
+  readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
+    return this.#read(() => this.#state.readHistory(sessionId, limit, this.historySize));
   }
 
   listSessions(): Promise<string[]> {
@@ -243,7 +263,8 @@ export class JsonFileStore implements Store {
   async #write(): Promise<void> {
     const rev = randomRev();
     const { sessions, works, progress } = this.#state.toDocument();
-    const data = new TextEncoder().encode(JSON.stringify({ version: 1, rev, sessions, works, progress }));
+    const head = JSON.stringify({ version: 1, rev, sessions, works, progress });
+    const data = new TextEncoder().encode(`${head.slice(0, -1)},"history":${this.#state.historyJson()}}`);
     const tmp = `${this.path}.${Deno.pid}.tmp`;
     let stamp: FileStamp;
     const file = await Deno.open(tmp, { write: true, create: true, truncate: true });

@@ -1,23 +1,48 @@
 /** The default store: everything in memory, no file operations (R4.2, R4.5). */
+import { DEFAULTS } from "../config.ts";
+import type { HistoryView } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { Listeners } from "./change_feed.ts";
 import { type StoreDocument, StoreState } from "./state.ts";
-import type { Store } from "./store.ts";
+import {
+  type HistoryPage,
+  type Store,
+  type StoreOptions,
+  type TreeChangeOptions,
+  type TreeUpdate,
+} from "./store.ts";
 
 /** A store that lives as long as the process. */
 export class MemoryStore implements Store {
   readonly kind = "memory" as const;
   #state = new StoreState();
   #listeners = new Listeners();
+  readonly historySize: number;
+
+  constructor(options: StoreOptions = {}) {
+    this.historySize = options.historySize ?? DEFAULTS.historySize;
+  }
 
   readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
     return Promise.resolve().then(() => fn(this.#state.sessions.get(sessionId)));
   }
 
-  updateTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
-    return Promise.resolve().then(() => this.#changed(this.#state.applyTree(sessionId, fn).result));
+  updateTree<T>(
+    sessionId: string,
+    fn: (tree: TaskTree, history: HistoryView) => T,
+    options: TreeChangeOptions = { tool: "store" },
+  ): Promise<TreeUpdate<T>> {
+    return Promise.resolve().then(() =>
+      this.#changed(
+        this.#state.applyTree(sessionId, fn, { ...options, historySize: this.historySize }).result,
+      )
+    );
+  }
+
+  readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
+    return Promise.resolve().then(() => this.#state.readHistory(sessionId, limit, this.historySize));
   }
 
   listSessions(): Promise<string[]> {

@@ -14,13 +14,14 @@ export interface OpenStoreOptions {
  * default KV, else memory. Throws `StoreOpenError` with the place and the problem.
  */
 export async function openStore(
-  config: Pick<Config, "filePath" | "kvPath">,
+  config: Pick<Config, "filePath" | "kvPath"> & Partial<Pick<Config, "historySize">>,
   log: Logger,
   options: OpenStoreOptions = { onDeploy: Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined },
 ): Promise<Store> {
   if (config.filePath) {
     const { JsonFileStore } = await import("./json_file_store.ts");
     const store = await JsonFileStore.open(config.filePath, {
+      historySize: config.historySize,
       onRepair: (message) =>
         log.warn("repaired tree loaded from file", { file: config.filePath, repair: message }),
     });
@@ -29,11 +30,11 @@ export async function openStore(
   }
   if (config.kvPath || options.onDeploy) {
     const { KvStore } = await import("./kv/kv_store.ts");
-    const store = await KvStore.open(config.kvPath);
+    const store = await KvStore.open(config.kvPath, { historySize: config.historySize });
     log.info("store opened", { store: "kv", kv: config.kvPath ?? "(Deno Deploy default)" });
     return store;
   }
   const { MemoryStore } = await import("./memory_store.ts");
   log.info("store opened", { store: "memory" });
-  return new MemoryStore();
+  return new MemoryStore({ historySize: config.historySize });
 }

@@ -3,16 +3,27 @@
  * The memory store is this state; the JSON file store loads it from and writes it to its file.
  */
 import { z } from "zod";
+import {
+  type HistoryView,
+  keepLast,
+  oldestKept,
+  recordChange,
+  type SessionHistory,
+  SessionHistorySchema,
+  summarize,
+} from "../domain/history.ts";
 import { repairInvariants } from "../domain/invariants.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../domain/progress_doc.ts";
 import { SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
 import { TaskTree } from "../domain/task_tree.ts";
 import { type WorkEntry, WorkEntrySchema } from "../domain/work_lru.ts";
+import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "./store.ts";
 
 /**
  * The store document: every session's roots (R4.6), the work entries and the progress documents.
  * The JSON file store adds `rev`, a random name of each write, right after `version` (it tells the
- * store cheaply whether another process rewrote the file); exports leave it out.
+ * store cheaply whether another process rewrote the file), and `history`, each session's revision
+ * and history entries (README "History and undo"); exports leave both out.
  */
 export const StoreDocumentSchema = z.object({
   version: z.literal(1),
@@ -20,6 +31,7 @@ export const StoreDocumentSchema = z.object({
   sessions: z.record(SessionIdSchema, z.array(TaskSchema)),
   works: z.array(WorkEntrySchema).default([]),
   progress: z.record(z.string(), ProgressDocSchema).default({}),
+  history: z.record(SessionIdSchema, SessionHistorySchema).optional(),
 });
 /** See {@link StoreDocumentSchema}. */
 export type StoreDocument = z.infer<typeof StoreDocumentSchema>;
@@ -43,6 +55,9 @@ export function validateStoreFile(
   return { problem: `at ${issue.path.join(".") || "top level"}: ${issue.message}` };
 }
 
+/** The JSON text of each history entry written so far (see {@link StoreState.historyJson}). */
+const entryJson = new WeakMap<object, string>();
+
 /** A change applied in memory that can still be undone if it cannot be made durable. */
 export interface Applied<T> {
   result: T;
@@ -54,6 +69,8 @@ export class StoreState {
   readonly sessions = new Map<string, TaskTree>();
   readonly works = new Map<string, WorkEntry>();
   readonly progress = new Map<string, ProgressDoc>();
+  /** Each changed session's revision and kept history entries. */
+  readonly history = new Map<string, SessionHistory>();
 
   /** Builds state from a validated file value; returns it with the invariant repairs it needed. */
   static fromFile(value: z.infer<typeof StoreFileSchema>): { state: StoreState; repairs: string[] } {
@@ -73,6 +90,9 @@ export class StoreState {
     for (const [project, progressDoc] of Object.entries(doc.progress)) {
       state.progress.set(project, progressDoc);
     }
+    for (const [id, history] of Object.entries(doc.history ?? {})) {
+      if (state.sessions.has(id)) state.history.set(id, history);
+    }
     return { state, repairs };
   }
 
@@ -88,37 +108,112 @@ export class StoreState {
     };
   }
 
-  /** Replaces everything with `other`'s contents (taken, not copied); undo restores the old. */
+  /**
+   * Each changed session's history as the JSON text of the document's `history` field. An entry never
+   * changes once recorded, so its text is made once and reused by every later write.
+   */
+  historyJson(): string {
+    const sessions: string[] = [];
+    for (const [id, history] of this.history) {
+      const entries = history.entries.map((entry) => {
+        let text = entryJson.get(entry);
+        if (text === undefined) entryJson.set(entry, text = JSON.stringify(entry));
+        return text;
+      });
+      sessions.push(
+        `${JSON.stringify(id)}:{"revision":${history.revision},"entries":[${entries.join(",")}]}`,
+      );
+    }
+    return `{${sessions.join(",")}}`;
+  }
+
+  /**
+   * Replaces everything with `other`'s contents (taken, not copied); undo restores the old. History
+   * does not come along: the sessions start again at revision 0 (an import is not undone by a restore).
+   */
   replaceWith(other: StoreState): Applied<void> {
-    const before = [new Map(this.sessions), new Map(this.works), new Map(this.progress)] as const;
+    const before = [
+      new Map(this.sessions),
+      new Map(this.works),
+      new Map(this.progress),
+      new Map(this.history),
+    ] as const;
     const fill = (
       sessions: ReadonlyMap<string, TaskTree>,
       works: ReadonlyMap<string, WorkEntry>,
       progress: ReadonlyMap<string, ProgressDoc>,
+      history: ReadonlyMap<string, SessionHistory>,
     ) => {
       this.sessions.clear();
       this.works.clear();
       this.progress.clear();
+      this.history.clear();
       for (const [id, tree] of sessions) this.sessions.set(id, tree);
       for (const [id, entry] of works) this.works.set(id, entry);
       for (const [project, doc] of progress) this.progress.set(project, doc);
+      for (const [id, h] of history) this.history.set(id, h);
     };
-    fill(other.sessions, other.works, other.progress);
+    fill(other.sessions, other.works, other.progress, new Map());
     return { result: undefined, undo: () => fill(...before) };
   }
 
-  /** Applies `fn` to a session's tree (created when absent) as one transaction. */
-  applyTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Applied<T> {
+  /**
+   * Applies `fn` to a session's tree (created when absent) as one transaction; a change that changed
+   * something gets the next revision and a history entry (the last `historySize` are kept).
+   */
+  applyTree<T>(
+    sessionId: string,
+    fn: (tree: TaskTree, history: HistoryView) => T,
+    options: TreeChangeOptions & { historySize: number },
+  ): Applied<TreeUpdate<T>> {
     const existing = this.sessions.get(sessionId);
     const tree = existing ?? new TaskTree();
-    const { result, rollback } = tree.transact(fn);
+    const past = this.history.get(sessionId) ?? { revision: 0, entries: [] };
+    const view: HistoryView = {
+      revision: past.revision,
+      oldest: oldestKept(past.revision, past.entries[0]?.revision, options.historySize),
+      historySize: options.historySize,
+      deltas: options.undoTo === undefined
+        ? []
+        : past.entries.filter((e) => e.revision > options.undoTo!).map((e) => e.delta).reverse(),
+    };
+    const { result, changes, rollback } = tree.transact((t) => fn(t, view));
     if (!existing) this.sessions.set(sessionId, tree);
+    const delta = recordChange(tree, changes);
+    let revision = past.revision;
+    if (delta.length > 0) {
+      revision++;
+      const entry = {
+        revision,
+        at: new Date().toISOString(),
+        tool: options.tool,
+        summary: summarize(tree, delta),
+        delta,
+      };
+      this.history.set(sessionId, { revision, entries: keepLast(past.entries, entry, options.historySize) });
+    }
     return {
-      result,
+      result: { result, revision },
       undo: () => {
         rollback();
         if (!existing) this.sessions.delete(sessionId);
+        if (revision !== past.revision) {
+          if (past.revision === 0) this.history.delete(sessionId);
+          else this.history.set(sessionId, past);
+        }
       },
+    };
+  }
+
+  /** A session's revision and newest `limit` entries kept (of the last `historySize`). */
+  readHistory(sessionId: string, limit: number, historySize: number): HistoryPage {
+    const past = this.history.get(sessionId) ?? { revision: 0, entries: [] };
+    const oldest = oldestKept(past.revision, past.entries[0]?.revision, historySize);
+    const entries = oldest === undefined ? [] : past.entries.filter((e) => e.revision >= oldest);
+    return {
+      revision: past.revision,
+      oldest,
+      entries: entries.slice(-limit).reverse().map(({ delta: _delta, ...entry }) => entry),
     };
   }
 

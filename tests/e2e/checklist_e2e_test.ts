@@ -39,7 +39,7 @@ Deno.test("update_tasks replaces a level and get_all_tasks draws the tree exactl
       "│   └── ✓ p2: Build",
       "└── ○ ship: Ship",
     ].join("\n");
-    assert.deepEqual(result.structuredContent, { sessionId, updated: 4, tree: expected });
+    assert.deepEqual(result.structuredContent, { sessionId, updated: 4, tree: expected, revision: 1 });
     assert.ok(textOf(result).endsWith(expected));
   });
 

@@ -15,6 +15,7 @@ Deno.test("every output schema names its required fields, or error, at the top l
         "hierarchy_summary",
         "aggregated_completion_criteria",
         "aggregated_constraints",
+        "revision",
       ],
     },
     { required: ["error"] },

@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { DomainError } from "../../lib/domain/errors.ts";
-import { invariantViolations } from "../../lib/domain/invariants.ts";
 import { upsertProgress } from "../../lib/domain/progress_doc.ts";
 import type { NewTask, Task } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, deleteTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
@@ -13,17 +12,8 @@ import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { byRecency, saveWork, touchWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { contract, dump, durable, shared } from "./contract.ts";
 import { canonical } from "./fixtures/canonical.ts";
-import { type Place, STORE_KINDS, type StoreKind } from "../support/store_places.ts";
-
-/** The session's tree as canonical JSON text ("" when absent); asserts its invariants. */
-function dump(store: Store, sessionId = "s"): Promise<string> {
-  return store.readTree(sessionId, (tree) => {
-    if (!tree) return "";
-    assert.deepEqual(invariantViolations(tree), []);
-    return canonical(tree.roots);
-  });
-}
 
 /** A task input with `n` leaves under it, ids `${prefix}-${i}`. */
 function withLeaves(id: string, n: number, prefix = id, description = ""): NewTask {
@@ -49,41 +39,6 @@ function save(
   });
 }
 
-/** Runs `body` on a fresh place of `kind`, closing every store it opened. */
-function contract(behaviour: string, body: (ctx: Ctx) => Promise<void>, only?: (k: StoreKind) => boolean) {
-  for (const kind of STORE_KINDS) {
-    if (only && !only(kind)) continue;
-    Deno.test(`${kind.name} store: ${behaviour}`, async () => {
-      const place = await kind.place();
-      const opened: Store[] = [];
-      const ctx: Ctx = {
-        kind,
-        place,
-        open: async () => {
-          const store = await place.open();
-          opened.push(store);
-          return store;
-        },
-      };
-      try {
-        await body(ctx);
-      } finally {
-        for (const store of opened) await store.close();
-        await place.cleanup();
-      }
-    });
-  }
-}
-
-interface Ctx {
-  kind: StoreKind;
-  place: Place;
-  open: () => Promise<Store>;
-}
-
-const durable = (k: StoreKind) => k.durable;
-const shared = (k: StoreKind) => k.shared;
-
 contract("an absent session reads as undefined and nothing is listed", async ({ open }) => {
   const store = await open();
   assert.equal(await store.readTree("nope", (tree) => tree), undefined);
@@ -95,7 +50,7 @@ contract("an absent session reads as undefined and nothing is listed", async ({ 
 
 contract("the first change creates the session and keeps its tasks", async ({ open }) => {
   const store = await open();
-  const { task } = await store.updateTree("s", (tree) => createTask(tree, withLeaves("a", 3)));
+  const { result: { task } } = await store.updateTree("s", (tree) => createTask(tree, withLeaves("a", 3)));
   assert.equal(task.id, "a");
   assert.deepEqual(await store.listSessions(), ["s"]);
   assert.deepEqual(
@@ -296,7 +251,7 @@ contract("deleting a subtree bigger than one commit is one change", async (ctx) 
   assert.equal(await store.readTree("s", (tree) => tree!.size), 3002);
   const other = ctx.kind.shared ? await ctx.open() : store;
   assert.equal(await other.readTree("s", (tree) => tree!.size), 3002);
-  const { deleted } = await store.updateTree("s", (tree) => deleteTask(tree, "big"));
+  const { result: { deleted } } = await store.updateTree("s", (tree) => deleteTask(tree, "big"));
   assert.equal(deleted, 3001);
   const expected = canonical([{ id: "keep", name: "Keep", description: "", status: "todo", tasks: [] }]);
   assert.equal(await dump(store), expected);

@@ -14,6 +14,7 @@
  * progress documents, so a document whose final commit would pass the limits is refused before
  * anything is written).
  */
+import { DEFAULTS } from "../../config.ts";
 import { fail } from "../../domain/errors.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
 import type { TaskTree } from "../../domain/task_tree.ts";
@@ -29,11 +30,20 @@ import { retire, retireIn, sweepAll } from "./sweeper.ts";
 import { KvWorks } from "./works.ts";
 import { Serial } from "../serial.ts";
 import type { StoreDocument, StoreState } from "../state.ts";
-import { type Store, StoreOpenError } from "../store.ts";
+import type { HistoryView } from "../../domain/history.ts";
+import {
+  type HistoryPage,
+  type Store,
+  StoreOpenError,
+  type StoreOptions,
+  type TreeChangeOptions,
+  type TreeUpdate,
+} from "../store.ts";
 
 /** See the module doc. */
 export class KvStore implements Store {
   readonly kind = "kv" as const;
+  readonly historySize: number;
   readonly #kv: Deno.Kv;
   readonly #layout: KvLayout;
   readonly #place: KvPlace;
@@ -42,7 +52,7 @@ export class KvStore implements Store {
   readonly #works: KvWorks;
   #closed = false;
 
-  private constructor(kv: Deno.Kv, layout: KvLayout) {
+  private constructor(kv: Deno.Kv, layout: KvLayout, options: StoreOptions) {
     this.#kv = kv;
     this.#layout = layout;
     this.#place = { kv, layout };
@@ -50,7 +60,8 @@ export class KvStore implements Store {
       // Garbage left by a failed sweep is found again later; it never blocks a change.
       this.#serial.run(() => this.#closed ? Promise.resolve() : job()).catch(() => {});
     };
-    this.#sessions = new KvSessions(this.#place, { defer });
+    this.historySize = options.historySize ?? DEFAULTS.historySize;
+    this.#sessions = new KvSessions(this.#place, { defer, historySize: this.historySize });
     this.#works = new KvWorks(this.#place, { defer });
   }
 
@@ -58,7 +69,7 @@ export class KvStore implements Store {
    * Opens the KV at `path` (`:memory:` allowed), or the default KV without one (Deno Deploy).
    * Throws {@link StoreOpenError}. Sweeps garbage that earlier processes left, after the first reply.
    */
-  static async open(path?: string): Promise<KvStore> {
+  static async open(path?: string, options: StoreOptions = {}): Promise<KvStore> {
     let kv: Deno.Kv;
     try {
       kv = await Deno.openKv(path);
@@ -67,7 +78,7 @@ export class KvStore implements Store {
         cause: error,
       });
     }
-    const store = new KvStore(kv, DEFAULT_LAYOUT);
+    const store = new KvStore(kv, DEFAULT_LAYOUT, options);
     store.#serial.run(() => store.#closed ? Promise.resolve(0) : sweepAll(store.#place)).catch(() => {});
     return store;
   }
@@ -76,8 +87,16 @@ export class KvStore implements Store {
     return this.#serial.run(async () => fn((await this.#sessions.current(sessionId))?.tree));
   }
 
-  updateTree<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
-    return this.#serial.run(() => this.#sessions.update(sessionId, fn));
+  updateTree<T>(
+    sessionId: string,
+    fn: (tree: TaskTree, history: HistoryView) => T,
+    options: TreeChangeOptions = { tool: "store" },
+  ): Promise<TreeUpdate<T>> {
+    return this.#serial.run(() => this.#sessions.update(sessionId, fn, options));
+  }
+
+  readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
+    return this.#serial.run(() => this.#sessions.history(sessionId, limit));
   }
 
   listSessions(): Promise<string[]> {
@@ -180,6 +199,7 @@ export class KvStore implements Store {
       if (state.sessions.has(id)) continue;
       commit.delete(layout.meta(id));
       retireIn(layout, commit, "g", meta.gen);
+      if (meta.line) retireIn(layout, commit, "h", meta.line);
     }
     const gens = new Map<string, string>();
     for (const id of state.sessions.keys()) {
@@ -189,6 +209,8 @@ export class KvStore implements Store {
       commit.set(layout.meta(id), encodeJson({ gen, seq: (old?.seq ?? 0) + 1 } satisfies SessionMeta));
       commit.delete(layout.marker("g", gen));
       if (old) retireIn(layout, commit, "g", old.gen);
+      // An imported session starts a new history at revision 0.
+      if (old?.line) retireIn(layout, commit, "h", old.line);
     }
     const { blobs } = this.#works.planImport(commit, [...state.works.values()]);
     for await (const e of this.#kv.list(layout.progresses())) commit.delete(e.key);

@@ -5,7 +5,7 @@
  *
  * | key | value |
  * | --- | --- |
- * | `["m", sessionId]` | session meta `{ gen, seq }`: which generation holds its tasks, change count |
+ * | `["m", sessionId]` | session meta `{ gen, seq, rev?, line? }`: which generation holds its tasks, change count, revision, history line |
  * | `["t", gen, taskId]` (+ chunks) | a task record: the task's fields, `tasks` = its child ids in order |
  * | `["t", gen, ""]` | the session's root record: `tasks` = the root ids in order |
  * | `["l", gen, seq]` | change log: ids whose records change `seq` wrote or removed (last {@link LOG_KEEP}) |
@@ -13,24 +13,31 @@
  * | `["wv"]` | works version `{ seq }`, checked and bumped by every works change |
  * | `["b", blobId]` (+ chunks) | a work snapshot (`work_tasks`), immutable once written |
  * | `["p", project]` (+ chunks) | a progress document |
+ * | `["h", line, rev]` | a history entry `{ revision, at, tool, summary }` (README "History and undo") |
+ * | `["hd", line, rev]` (+ chunks) | that entry's delta `{ delta }`, or `{ blob }` naming where it was staged |
+ * | `["hb", line, blob]` (+ chunks) | a delta too big for its change's commit `{ delta }`, staged before it |
  * | `["v"]` | store-wide change counter, bumped by every change (export and import check it) |
- * | `["gc", "g" or "b", id]` | a generation or blob to delete: retired, or staged and not yet live |
+ * | `["gc", kind, id]` | a generation (`g`), snapshot blob (`b`), history line (`h`) or delta blob (`d`, id `line/blob`) to delete: retired, or staged and not yet live |
  *
  * A record's chunks sit at `[...key, 1]`, `[...key, 2]`, …, which Deno KV orders right after the key.
  *
  * A generation (`gen`) is a random name for one copy of a session's tasks: small changes edit it in
- * place, a change too big for one commit writes a new one and flips the meta to it.
+ * place, a change too big for one commit writes a new one and flips the meta to it. A history line
+ * (`line`) is a random name for a session's history since it began (or was imported).
  *
  * A {@link KvLayout} puts all of these under one prefix; the {@link DEFAULT_LAYOUT} has none (the
  * keys above, as existing databases hold them).
  */
 import { z } from "zod";
+import { DeltaSchema } from "../../domain/history.ts";
 
 /** Change-log entries kept per generation; a reader further behind reloads the whole session. */
 export const LOG_KEEP = 64;
 
-/** Kinds of garbage: a task generation or a work snapshot blob. */
-export type GarbageKind = "g" | "b";
+/** Kinds of garbage: a task generation, a work snapshot blob, a history line, a staged delta blob. */
+export type GarbageKind = "g" | "b" | "h" | "d";
+
+const GARBAGE_KINDS: readonly string[] = ["g", "b", "h", "d"] satisfies GarbageKind[];
 
 /** The largest key part used for the end of a chunk range. */
 const LAST = Number.MAX_SAFE_INTEGER;
@@ -168,6 +175,41 @@ export class KvLayout {
     return this.#key("b", blobId);
   }
 
+  /** A history entry's key. */
+  historyEntry(line: string, rev: number): Deno.KvKey {
+    return this.#key("h", line, rev);
+  }
+
+  /** The history entries of a line from `from` up to (not including) `to`. */
+  historyEntries(line: string, from: number, to: number): Deno.KvListSelector {
+    return { start: this.historyEntry(line, from), end: this.historyEntry(line, to) };
+  }
+
+  /** The revision of a key listed by {@link historyEntries}. */
+  revisionOf(key: Deno.KvKey): number {
+    return Number(this.#part(key, 2));
+  }
+
+  /** A history entry's delta record key. */
+  historyDelta(line: string, rev: number): Deno.KvKey {
+    return this.#key("hd", line, rev);
+  }
+
+  /** The delta records (and chunks) of a line from `from` up to (not including) `to`. */
+  historyDeltas(line: string, from: number, to: number): Deno.KvListSelector {
+    return { start: this.historyDelta(line, from), end: this.historyDelta(line, to) };
+  }
+
+  /** The length of a delta record's key (its chunks' keys are one longer). */
+  get historyDeltaKeyLength(): number {
+    return this.#prefix.length + 3;
+  }
+
+  /** A staged delta's key. */
+  deltaBlob(line: string, blob: string): Deno.KvKey {
+    return this.#key("hb", line, blob);
+  }
+
   /** A progress document's key. */
   progress(project: string): Deno.KvKey {
     return this.#key("p", project);
@@ -197,13 +239,26 @@ export class KvLayout {
   markerOf(key: Deno.KvKey): { kind: GarbageKind; id: string } | undefined {
     const kind = this.#part(key, 1);
     const id = this.#part(key, 2);
-    if ((kind !== "g" && kind !== "b") || typeof id !== "string") return undefined;
-    return { kind, id };
+    if (!GARBAGE_KINDS.includes(kind as string) || typeof id !== "string") return undefined;
+    return { kind: kind as GarbageKind, id };
   }
 
   /** The keys a generation or blob owns, to sweep once its marker says so. */
   garbage(kind: GarbageKind, id: string): Deno.KvListSelector[] {
-    return kind === "g" ? [this.tasks(id), this.logs(id)] : [recordRange(this.blob(id))];
+    switch (kind) {
+      case "g":
+        return [this.tasks(id), this.logs(id)];
+      case "b":
+        return [recordRange(this.blob(id))];
+      case "h":
+        return [{ prefix: this.#key("h", id) }, { prefix: this.#key("hd", id) }, {
+          prefix: this.#key("hb", id),
+        }];
+      case "d": {
+        const [line = "", blob = ""] = id.split("/");
+        return [recordRange(this.deltaBlob(line, blob))];
+      }
+    }
   }
 
   #key(...parts: Deno.KvKeyPart[]): Deno.KvKey {
@@ -226,7 +281,14 @@ export interface KvPlace {
 }
 
 /** A session's meta value. */
-export const SessionMetaSchema = z.object({ gen: z.string().min(1), seq: z.number().int().nonnegative() });
+export const SessionMetaSchema = z.object({
+  gen: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  /** The session's revision; absent in databases written before history existed (0). */
+  rev: z.number().int().nonnegative().optional(),
+  /** The session's history line; absent until its first recorded change. */
+  line: z.string().min(1).optional(),
+});
 /** See {@link SessionMetaSchema}. */
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 
@@ -242,6 +304,12 @@ export type Marker = z.infer<typeof MarkerSchema>;
 export const LogEntrySchema = z.union([
   z.object({ ids: z.array(z.string()) }),
   z.object({ full: z.literal(true) }),
+]);
+
+/** A history entry's delta record: the delta, or the blob it was staged in. */
+export const DeltaRecordSchema = z.union([
+  z.object({ delta: DeltaSchema }),
+  z.object({ blob: z.string().min(1) }),
 ]);
 
 /** A fresh random name for a generation or a blob (64 bits, hex). */

@@ -17,9 +17,13 @@
  *   with long descriptions) go to a new generation: the whole tree is written under a fresh random
  *   prefix that no reader looks at, then one checked commit flips the meta to it. O(session size),
  *   rare, and still all-or-nothing; the old generation is retired and swept.
+ * - A change that changes something also bumps the session's revision in the meta and writes its
+ *   history entry in the same commit (history.ts); one that changes nothing commits nothing.
  */
+import { type HistoryView, recordChange, type RecordedChange, summarize } from "../../domain/history.ts";
 import type { Task } from "../../domain/schemas.ts";
 import { TaskTree, type TreeChanges } from "../../domain/task_tree.ts";
+import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "../store.ts";
 import { CHUNK_BYTES, chunkCount, decodeJsonAs, encodeJson, encodeRecord } from "./codec.ts";
 import { Commit, writeUnchecked } from "./commit.ts";
 import {
@@ -32,6 +36,7 @@ import {
   type SessionMeta,
   SessionMetaSchema,
 } from "./layout.ts";
+import { KvHistory } from "./history.ts";
 import { readChunks, readRecords } from "./reader.ts";
 import { applyDelta, parseDelta, parseRecord, parseRoot, recordOf } from "./records.ts";
 import { AGAIN, ON_CONFLICT, retry, type RetryPolicy } from "./retry.ts";
@@ -49,6 +54,10 @@ export interface CachedSession {
   seq: number;
   /** The meta's versionstamp at which `tree` is exact. */
   versionstamp: string;
+  /** The session's revision. */
+  rev: number;
+  /** The session's history line (none before its first recorded change). */
+  line: string | undefined;
   /** Chunk count of every record stored in more than one chunk. */
   chunks: Map<string, number>;
 }
@@ -57,6 +66,8 @@ export interface CachedSession {
 export interface KvSessionsOptions {
   /** Runs a job after the current operation, in the store's queue (garbage sweeps). */
   defer: (job: () => Promise<void>) => void;
+  /** History entries kept per session (`HISTORY_SIZE`). */
+  historySize: number;
 }
 
 type RawRecords = Map<string, Uint8Array[] | null>;
@@ -79,6 +90,7 @@ export class KvSessions {
   readonly #place: KvPlace;
   readonly #defer: (job: () => Promise<void>) => void;
   readonly #cache = new Map<string, CachedSession>();
+  readonly #history: KvHistory;
   /** See {@link KvSessionStats}. */
   readonly stats: KvSessionStats = { fullLoads: 0, catchUps: 0, flips: 0, conflicts: 0 };
 
@@ -86,6 +98,7 @@ export class KvSessions {
     this.#kv = place.kv;
     this.#place = place;
     this.#defer = options.defer;
+    this.#history = new KvHistory(place, options.historySize);
   }
 
   /** Ids of the sessions that exist. */
@@ -145,16 +158,40 @@ export class KvSessions {
     }
   }
 
-  /** Runs `fn` on the session's tree and commits what it changed; re-runs it after a conflict. */
-  async update<T>(sessionId: string, fn: (tree: TaskTree) => T): Promise<T> {
+  /** The session's revision and newest `limit` history entries. */
+  async history(sessionId: string, limit: number): Promise<HistoryPage> {
+    const entry = await this.#kv.get<Uint8Array>(this.#place.layout.meta(sessionId));
+    const meta = entry.value === null ? undefined : parseMeta(entry.value, sessionId);
+    return await this.#history.page(meta?.line, meta?.rev ?? 0, limit);
+  }
+
+  /**
+   * Runs `fn` on the session's tree and commits what it changed with its history entry; re-runs it
+   * after a conflict.
+   */
+  async update<T>(
+    sessionId: string,
+    fn: (tree: TaskTree, history: HistoryView) => T,
+    options: TreeChangeOptions,
+  ): Promise<TreeUpdate<T>> {
     return await retry(ON_CONFLICT, async () => {
       const session = await this.current(sessionId);
       const tree = session?.tree ?? new TaskTree();
-      const { result, changes, rollback } = tree.transact(fn);
-      if (session && !changed(changes)) return result;
+      const rev = session?.rev ?? 0;
+      const view = await this.#history.view(session?.line, rev, options.undoTo);
+      const { result, changes, rollback } = tree.transact((t) => fn(t, view));
+      const delta = recordChange(tree, changes);
+      if (session && delta.length === 0) return { result, revision: rev };
+      const entry: RecordedChange | undefined = delta.length === 0 ? undefined : {
+        revision: rev + 1,
+        at: new Date().toISOString(),
+        tool: options.tool,
+        summary: summarize(tree, delta),
+        delta,
+      };
       let next: CachedSession | null;
       try {
-        next = await this.#commit(sessionId, session, tree, changes);
+        next = await this.#commit(sessionId, session, tree, changes, entry);
       } catch (error) {
         rollback();
         this.#cache.delete(sessionId);
@@ -162,7 +199,11 @@ export class KvSessions {
       }
       if (next) {
         this.#cache.set(sessionId, next);
-        return result;
+        const line = next.line;
+        if (entry && line && this.#history.due(next.rev)) {
+          this.#defer(() => this.#history.trim(line, next.rev));
+        }
+        return { result, revision: next.rev };
       }
       rollback();
       this.stats.conflicts++;
@@ -190,18 +231,20 @@ export class KvSessions {
     session: CachedSession | undefined,
     tree: TaskTree,
     changes: TreeChanges,
+    entry: RecordedChange | undefined,
   ): Promise<CachedSession | null> {
     const { layout } = this.#place;
     const gen = session?.gen ?? newName();
     const seq = (session?.seq ?? 0) + 1;
-    const commit = this.#metaCommit(sessionId, session, gen, seq);
+    const at = revisionOf(session, entry);
+    const commit = this.#metaCommit(sessionId, session, { gen, seq, ...at });
     const ids = [...changes.touched];
     if (!session || changes.rootsChanged) ids.push("");
     const chunks = new Map(session?.chunks);
     for (const id of ids) {
       const key = layout.task(gen, id);
       const parts = encodeRecord(key, recordOf(tree, id));
-      if (!commit.fitsRecord(parts)) return this.#flip(sessionId, session, tree);
+      if (!commit.fitsRecord(parts)) return this.#flip(sessionId, session, tree, entry);
       commit.replaceRecord(parts, chunks.get(id) ?? 1);
       if (parts.length > 1) chunks.set(id, parts.length);
       else chunks.delete(id);
@@ -210,7 +253,12 @@ export class KvSessions {
     if (log.length > CHUNK_BYTES) log = encodeJson({ full: true });
     commit.set(layout.log(gen, seq), log);
     if (seq > LOG_KEEP) commit.delete(layout.log(gen, seq - LOG_KEEP));
-    if (!commit.fits()) return this.#flip(sessionId, session, tree);
+    if (!commit.fits()) return this.#flip(sessionId, session, tree, entry);
+    const staged = entry && at.line ? await this.#history.addTo(commit, at.line, entry) : undefined;
+    if (!commit.fits()) {
+      await this.#history.discard(staged);
+      return this.#flip(sessionId, session, tree, entry);
+    }
     const leftovers: Deno.KvKey[] = [];
     for (const id of changes.removed) {
       for (const k of recordKeys(layout.task(gen, id), chunks.get(id) ?? 1)) {
@@ -220,9 +268,12 @@ export class KvSessions {
       chunks.delete(id);
     }
     const done = await commit.commit(this.#kv);
-    if (!done) return null;
+    if (!done) {
+      await this.#history.discard(staged);
+      return null;
+    }
     if (leftovers.length > 0) this.#defer(() => this.#sweepUnreachable(sessionId, leftovers));
-    return { tree, gen, seq, versionstamp: done.versionstamp, chunks };
+    return { tree, gen, seq, versionstamp: done.versionstamp, chunks, ...at };
   }
 
   /** A change too big for one commit: a new generation, published by one checked commit. */
@@ -230,28 +281,32 @@ export class KvSessions {
     sessionId: string,
     session: CachedSession | undefined,
     tree: TaskTree,
+    entry: RecordedChange | undefined,
   ): Promise<CachedSession | null> {
     this.stats.flips++;
     const { gen, chunks } = await this.stage(tree);
     const seq = (session?.seq ?? 0) + 1;
     const { layout } = this.#place;
-    const commit = this.#metaCommit(sessionId, session, gen, seq).delete(layout.marker("g", gen));
+    const at = revisionOf(session, entry);
+    const commit = this.#metaCommit(sessionId, session, { gen, seq, ...at }).delete(layout.marker("g", gen));
     if (session) retireIn(layout, commit, "g", session.gen);
+    const staged = entry && at.line ? await this.#history.addTo(commit, at.line, entry) : undefined;
     const done = await commit.commit(this.#kv);
+    if (!done) await this.#history.discard(staged);
     const dead = done ? session?.gen : gen;
     if (!done) await retire(this.#place, "g", gen);
     if (dead) this.#defer(() => sweepOne(this.#place, "g", dead).then(() => {}));
     if (!done) return null;
-    return { tree, gen, seq, versionstamp: done.versionstamp, chunks };
+    return { tree, gen, seq, versionstamp: done.versionstamp, chunks, ...at };
   }
 
-  /** A commit that checks the session's meta and sets it to `gen` and `seq`, bumping the store version. */
-  #metaCommit(sessionId: string, session: CachedSession | undefined, gen: string, seq: number): Commit {
+  /** The one commit that changes a session: checks its meta and sets it to `meta`, bumping the store version. */
+  #metaCommit(sessionId: string, session: CachedSession | undefined, meta: SessionMeta): Commit {
     const { layout } = this.#place;
     return new Commit()
       .check(layout.meta(sessionId), session?.versionstamp ?? null)
       .sum(layout.storeVersion, 1n)
-      .set(layout.meta(sessionId), encodeJson({ gen, seq } satisfies SessionMeta));
+      .set(layout.meta(sessionId), encodeJson(meta));
   }
 
   /** The records that other writers changed since `cached`, from the change log; undefined: read all. */
@@ -353,7 +408,8 @@ export class KvSessions {
       }
     }
     if (garbage.length > 0) this.#defer(() => this.#sweepUnreachable(sessionId, garbage));
-    return { tree: new TaskTree(roots), gen: meta.gen, seq: meta.seq, versionstamp, chunks };
+    const tree = new TaskTree(roots);
+    return { tree, gen: meta.gen, seq: meta.seq, versionstamp, chunks, rev: meta.rev ?? 0, line: meta.line };
   }
 
   /**
@@ -388,8 +444,13 @@ function isGarbage(layout: KvLayout, session: CachedSession, key: Deno.KvKey): b
   return chunk >= (session.chunks.get(id) ?? 1);
 }
 
-function changed(changes: TreeChanges): boolean {
-  return changes.rootsChanged || changes.touched.size > 0 || changes.removed.size > 0;
+/** The revision and history line after a change that records `entry` (none: the session's as they are). */
+function revisionOf(
+  session: CachedSession | undefined,
+  entry: RecordedChange | undefined,
+): { rev: number; line: string | undefined } {
+  if (!entry) return { rev: session?.rev ?? 0, line: session?.line };
+  return { rev: entry.revision, line: session?.line ?? newName() };
 }
 
 function parseMeta(bytes: Uint8Array, sessionId: string): SessionMeta {
@@ -429,5 +490,5 @@ function caughtUp(
     if (parts && parts.length > 1) chunks.set(id, parts.length);
     else chunks.delete(id);
   }
-  return { tree, gen: meta.gen, seq: meta.seq, versionstamp, chunks };
+  return { tree, gen: meta.gen, seq: meta.seq, versionstamp, chunks, rev: meta.rev ?? 0, line: meta.line };
 }
