@@ -82,7 +82,16 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
   const dashboard = createDashboard({
-    spaces: () => Promise.resolve([{ name: "default", store: options.store }]),
+    spaces: () =>
+      Promise.resolve([{
+        name: "default",
+        store: options.store,
+        // History off (HISTORY_SIZE=0): the page shows no history section.
+        history: (sessionId: string, limit: number) =>
+          options.store.historySize === 0
+            ? Promise.resolve(null)
+            : options.store.readHistory(sessionId, limit),
+      }]),
     log,
     check: config.authToken ? authTokenCheck(config.authToken) : undefined,
     feed: (onChange) => options.store.watch(onChange),
