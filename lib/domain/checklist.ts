@@ -14,7 +14,7 @@ export const ChecklistItemSchema = z.object({
   taskId: TaskIdSchema.describe("Task id"),
   description: NameSchema.describe("Task text"),
   status: z.enum(["TODO", "DONE", "todo", "done"]).transform((s) => s.toUpperCase() as "TODO" | "DONE")
-    .optional().describe("Default: kept for an existing task, TODO for a new one"),
+    .optional().describe("Default: kept, TODO if new"),
   get children(): z.ZodOptional<z.ZodArray<typeof ChecklistItemSchema>> {
     return z.array(ChecklistItemSchema).optional().describe("Subtasks; omit to keep an existing task's");
   },

@@ -16,12 +16,14 @@ import {
   McpServer,
 } from "./sdk.ts";
 import { bridgeLogs } from "./log_bridge.ts";
-import { callTool, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
+import { clientShowsViews, registerPlanView, viewEnabled, viewListing } from "./plan_view.ts";
+import { callTool, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
+import { VIEW_TOOLS } from "./tools_view.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
 
 /** Server name and version reported at initialize. */
@@ -50,8 +52,8 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
   if (on.has("tasks")) {
     lines.push(
-      "Plan with createTask (nest subtasks in `tasks`; they inherit completion_criteria and constraints).",
-      "Work one task at a time: startTask (on a parent it starts the first unfinished leaf), then completeTask with a resolution; it names the next task.",
+      "Plan with createTask (nest subtasks in `tasks`).",
+      "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
     );
   } else if (on.has("checklist")) {
     lines.push(
@@ -65,7 +67,7 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   }
   if (on.has("progress")) {
     lines.push(
-      'After significant work, update your progress: mem_progress(project, content) with a JSON object {"goal", "completed": [], "next_steps": [], "blockers": []}; it replaces the document and is your memory, not a report.',
+      "After significant work, update your progress: mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document and is your memory, not a report.",
     );
   }
   if (on.has("works")) {
@@ -97,8 +99,11 @@ export interface ServerOptions {
 /** A new MCP server for one connection. */
 export function createServer(options: ServerOptions): McpServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
-  const tools = ALL_TOOLS.filter((t) => groups.has(t.group));
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const tools = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
+  // The plan view's own tools: callable whenever a group shows the view, listed only to clients
+  // that show MCP Apps (plan_view.ts), so a model never sees them.
+  const viewTools = viewEnabled(groups) ? VIEW_TOOLS : [];
+  const byName = new Map([...tools, ...viewTools].map((t) => [t.name, t]));
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions: instructionsFor(groups),
@@ -111,7 +116,13 @@ export function createServer(options: ServerOptions): McpServer {
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
+  if (viewTools.length > 0) registerPlanView(mcp);
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      ...tools,
+      ...(clientShowsViews(mcp.server.getClientCapabilities()) ? viewTools : []),
+    ].map(viewListing),
+  }));
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const def = byName.get(request.params.name);
     if (!def) {

@@ -27,7 +27,8 @@ export interface ToolReply<O> {
 /** A tool's full declaration. */
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
-  group: ToolGroup;
+  /** Its group, or `view`: a tool only the plan view calls (plan_view.ts). */
+  group: ToolGroup | "view";
   title: string;
   description: string;
   input: I;

@@ -19,7 +19,7 @@ const taskHistoryTool = defineTool({
   name: "task_history",
   group: "history",
   title: "Task history",
-  description: "A session's recent changes, newest first: revision, time, tool, what changed.",
+  description: "A session's recent changes, newest first.",
   input: z.object({
     sessionId,
     limit: z.number().int().min(1).optional().describe("Entries, 1 to HISTORY_SIZE (default 20)"),

@@ -200,9 +200,16 @@ export function focusPanel(focus: Focus | null, next: SessionView["next"]): VEle
       focus.path.map((step) => h("li", { "data-id": step.id }, step.name)),
     ),
     h("p", { class: "focus-name" }, h("span", { class: "mark" }, STATUS_MARKS.in_progress), " ", focus.name),
-    focus.description !== "" && h("p", { class: "description" }, focus.description),
+    focus.description !== "" &&
+      h("p", { class: "description" }, focus.description + (focus.description_cut ? " …" : "")),
     rules("Completion criteria", "criteria", focus.criteria),
     rules("Constraints", "constraints", focus.constraints),
+    focus.rules_cut !== undefined &&
+      h(
+        "p",
+        { class: "empty rules-cut" },
+        `${focus.rules_cut} more criteria or constraints not shown (too long for one view).`,
+      ),
   );
 }
 
