@@ -41,9 +41,11 @@ function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** Which tool answered, from its name or else from the shape of its reply. */
+/**
+ * Which tool answered: from the shape of its reply (a view kept open may be handed the result of
+ * another tool than the one it was opened for), else from the name the host gave.
+ */
 function toolOf(call: SeenCall): string | undefined {
-  if (call.tool) return call.tool;
   const r = call.result ?? {};
   if ("started_tasks" in r) return "startTask";
   if ("progress_summary" in r) return "completeTask";
@@ -53,7 +55,7 @@ function toolOf(call: SeenCall): string | undefined {
   if ("total_tasks" in r) return "get_all_tasks";
   const task = record(r.task);
   if (task && "revision" in r) return Array.isArray(task.tasks) ? "createTask" : "updateTask";
-  return undefined;
+  return call.tool;
 }
 
 /** See the module doc. */
