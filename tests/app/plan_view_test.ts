@@ -8,10 +8,10 @@ import { LIMITS } from "../../lib/domain/limits.ts";
 import { PLAN_VIEW_MIME, PLAN_VIEW_URI } from "../../lib/mcp/plan_view.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { SessionViewSchema, type TaskRow } from "../../lib/view/model.ts";
-import { connectInMemory, ok, spawnStdio, type ToolResult } from "../support/harness.ts";
-import type { Client } from "../support/sdk_client.ts";
+import { connectInMemory, ok, spawnStdio, startHttp, type ToolResult } from "../support/harness.ts";
+import { type Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 import { bigPlanDocument } from "../web/web_support.ts";
-import { connectUi } from "./app_support.ts";
+import { connectUi, uiClient } from "./app_support.ts";
 
 const VIEW_GROUP_TOOLS = [
   "createTask",
@@ -197,4 +197,27 @@ Deno.test("the plan view is read over stdio from a real child process", async ()
   assert.equal(content.text, PLAN_HTML);
   const names = (await conn.client.listTools()).tools.map((t) => t.name);
   assert.ok(!names.includes("view_session"));
+});
+
+Deno.test("over HTTP the view works alike; stateless, its tools are callable but not listed", async (t) => {
+  for (const stateless of [false, true]) {
+    await t.step(stateless ? "stateless" : "stateful", async () => {
+      await using server = await startHttp({ env: stateless ? { STATELESS: "1" } : {} });
+      const client = uiClient();
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+      try {
+        assert.equal((await readView(client)).text, PLAN_HTML);
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        assert.equal(names.includes("view_session"), !stateless);
+        await ok(client, "createTask", { sessionId: "h", id: "a", name: "A" });
+        const view = await client.callTool({
+          name: "view_session",
+          arguments: { sessionId: "h" },
+        }) as ToolResult;
+        assert.equal(SessionViewSchema.parse(view.structuredContent).total, 1);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
