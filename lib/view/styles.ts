@@ -58,7 +58,7 @@ ul, ol { margin: 0; padding-left: 1.2rem; }
 .name { flex: 0 1 auto; }
 .id, .count { font-size: .75rem; color: var(--muted); font-family: ui-monospace, monospace; }
 .count { margin-left: auto; white-space: nowrap; }
-.change { font-size: .7rem; padding: 0 .3rem; border-radius: 3px; background: var(--path); color: var(--accent); }
+.change { font-size: .7rem; padding: 0 .3rem; border-radius: 3px; white-space: nowrap; background: var(--path); color: var(--accent); }
 .c-started { color: var(--doing); } .c-completed { color: var(--done); }
 ${
   Array.from({ length: 13 }, (_, d) =>
