@@ -26,6 +26,8 @@ export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 export const DescriptionSchema = z.string().max(LIMITS.descriptionLength);
 /** What was done to finish a task. */
 export const ResolutionSchema = z.string().max(LIMITS.resolutionLength);
+/** A resolution that must be given (completeTask): not blank, trimmed. */
+export const RequiredResolutionSchema = z.string().trim().min(1).max(LIMITS.resolutionLength);
 /** Completion criteria or constraints: short statements inherited by subtasks. */
 export const StatementListSchema = z.array(z.string().min(1).max(LIMITS.listItemLength)).max(
   LIMITS.listItems,

@@ -8,7 +8,6 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import {
   AjvJsonSchemaValidator,
-  CallToolRequestSchema,
   ErrorCode,
   type jsonSchemaValidator,
   ListToolsRequestSchema,
@@ -16,7 +15,7 @@ import {
   McpServer,
 } from "./sdk.ts";
 import { bridgeLogs } from "./log_bridge.ts";
-import { callTool, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
+import { callTool, onToolCall, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
@@ -112,18 +111,18 @@ export function createServer(options: ServerOptions): McpServer {
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const def = byName.get(request.params.name);
+  onToolCall(mcp, async (request, extra) => {
+    const def = byName.get(request.name);
     if (!def) {
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(", ")}`,
+        `Unknown tool "${request.name}". Available: ${[...byName.keys()].join(", ")}`,
       );
     }
     const started = performance.now();
     // Logs of this call also reach its client as notifications (log_bridge.ts).
     const log = logs.forRequest(extra);
-    const result = await callTool(def, request.params.arguments, { ...ctx, log });
+    const result = await callTool(def, request.arguments, { ...ctx, log });
     log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,
       ms: Math.round((performance.now() - started) * 100) / 100,
