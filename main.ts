@@ -2,7 +2,6 @@
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
-import process from "node:process";
 import { type Config, loadConfig } from "./lib/config.ts";
 import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
@@ -37,18 +36,13 @@ function serverFactory({ config, log, store }: Runtime) {
 }
 
 async function serveStdio(runtime: Runtime): Promise<void> {
-  const [{ StdioServerTransport }, { closeWhenAnswered, denoStdout }] = await Promise.all([
-    import("./lib/mcp/sdk.ts"),
-    import("./lib/mcp/deno_stdio.ts"),
-  ]);
+  const { StdioTransport } = await import("./lib/mcp/stdio_transport.ts");
   const server = serverFactory(runtime)();
-  const transport = new StdioServerTransport(process.stdin, denoStdout());
+  // Every line gets an answer; at the end of input the transport closes once the requests it has
+  // read are answered (lib/mcp/stdio_transport.ts).
+  const transport = new StdioTransport({ log: runtime.log });
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
-  // The SDK transport never notices the end of stdin: when the client hangs up, close the server
-  // once the requests it already sent are answered (otherwise the process dies with "Top-level
-  // await promise never resolved").
-  process.stdin.once("end", closeWhenAnswered(transport, () => server.close()));
   runtime.log.info("serving stdio", { store: runtime.store.kind });
   await closed;
   await runtime.store.close();
