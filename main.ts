@@ -49,14 +49,19 @@ async function serveStdio(runtime: Runtime): Promise<void> {
 }
 
 async function serveHttp(runtime: Runtime): Promise<void> {
-  const { createApp } = await import("./lib/http/app.ts");
-  const { config } = runtime;
+  const [{ createApp }, { serveHttp: listen }] = await Promise.all([
+    import("./lib/http/app.ts"),
+    import("./lib/http/serve.ts"),
+  ]);
+  const { config, log } = runtime;
   const { app, close } = createApp({ ...runtime, makeServer: serverFactory(runtime) });
-  const server = Deno.serve({
+  const server = await listen({
     hostname: config.host,
     port: config.port,
+    fetch: app.fetch,
+    log,
     onListen: ({ hostname, port }) => logListening(runtime, hostname, port),
-  }, app.fetch);
+  });
   const stop = async () => {
     await close();
     await server.shutdown();

@@ -20,8 +20,9 @@ import type { Store } from "../store/store.ts";
 import { authTokenCheck } from "../web/credential.ts";
 import { createDashboard } from "../web/routes.ts";
 import { bearerAuth } from "./auth.ts";
+import { readJsonRpcBody } from "./body.ts";
 import { jsonRpcError } from "./errors.ts";
-import { allowLists, hostOriginGuard, originAllowed } from "./guards.ts";
+import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
 
 export { jsonRpcError } from "./errors.ts";
@@ -64,6 +65,8 @@ export interface AppOptions {
   now?: () => number;
   /** Dashboard event streams: how many may be open at once, and the heartbeat interval. */
   events?: { maxStreams?: number; heartbeatMs?: number };
+  /** How long a request body may take to arrive (`408` after); 30 s by default, shorter in tests. */
+  bodyTimeoutMs?: number;
 }
 
 /** The Hono app; `close()` ends every live MCP connection. */
@@ -78,6 +81,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     now: options.now,
   });
   const app = new Hono();
+  app.use("*", hostSyntaxGuard(log));
 
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
@@ -127,11 +131,9 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.all("/mcp", async (c) => {
     let body: unknown;
     if (c.req.method === "POST") {
-      try {
-        body = await c.req.json();
-      } catch {
-        return c.json(jsonRpcError(-32700, "Parse error: the body is not valid JSON"), 400);
-      }
+      const read = await readJsonRpcBody(c.req.raw, options.bodyTimeoutMs);
+      if (read.refused) return read.refused;
+      body = read.body;
     }
     const request = c.req.raw;
     if (config.stateless) {
