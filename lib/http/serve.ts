@@ -140,8 +140,16 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
   if (!response.body) return void res.end();
-  // An event stream may not send its first event for a while: the client needs the headers now.
-  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
+  // An event stream is written as it comes, its headers at once (its first event may take a
+  // while); any other body in one write.
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    try {
+      return void res.end(new Uint8Array(await response.arrayBuffer()));
+    } catch {
+      return void res.destroy();
+    }
+  }
+  res.flushHeaders();
   const reader = response.body.getReader();
   res.once("close", () => void reader.cancel().catch(() => {}));
   try {
