@@ -61,3 +61,64 @@ export function checkMessage(value: unknown): { message: JSONRPCMessage } | { re
     ),
   };
 }
+
+/** What {@link guardErrorReplies} wraps: any SDK transport. */
+interface Sender {
+  send(message: JSONRPCMessage, options?: unknown): Promise<void>;
+}
+
+/**
+ * Makes every error reply `transport` sends say what was wrong in one plain line, never an
+ * exception's text: the SDK answers parameters its schemas refuse with `-32603` and the validator's
+ * JSON dump as the message, and any exception a handler throws with its message. A validator dump
+ * becomes `-32602` naming the first field; any other internal error becomes "Internal error", its
+ * text going to `log` only. Call before `connect()`.
+ */
+export function guardErrorReplies(
+  transport: Sender,
+  log: { error(msg: string, fields?: object): void },
+): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const error = (message as { error?: { code: number; message: string; data?: unknown } }).error;
+    if (!error) return send(message, options);
+    const plain = plainError(error);
+    if (plain.code === -32603 && error.message !== plain.message) {
+      log.error("request failed", { error: error.message });
+    }
+    return send({ ...message, error: plain } as JSONRPCMessage, options);
+  };
+}
+
+/** See {@link guardErrorReplies}. */
+export function plainError(error: { code: number; message: string }): { code: number; message: string } {
+  const issue = validatorIssue(error.message);
+  if (issue) {
+    const path = issue.path.filter((p, i) => !(i === 0 && p === "params")).map(String).join(".");
+    return {
+      code: -32602,
+      message: `Invalid params: ${path === "" ? "params" : `\`${path}\``}: ${oneLine(issue.message)}`,
+    };
+  }
+  if (error.code === -32603) {
+    return { code: -32603, message: "Internal error; the server log has the details" };
+  }
+  return { code: error.code, message: oneLine(error.message) };
+}
+
+function validatorIssue(text: string): { path: unknown[]; message: string } | undefined {
+  const start = text.indexOf("[");
+  if (start === -1) return undefined;
+  try {
+    const issues = JSON.parse(text.slice(start));
+    const first = Array.isArray(issues) ? issues[0] : undefined;
+    if (first && Array.isArray(first.path) && typeof first.message === "string") return first;
+  } catch {
+    // Not a validator's dump.
+  }
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

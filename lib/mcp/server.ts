@@ -14,6 +14,7 @@ import {
   McpError,
   McpServer,
 } from "./sdk.ts";
+import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import { callTool, onToolCall, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
@@ -110,6 +111,12 @@ export function createServer(options: ServerOptions): McpServer {
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
+  // Error replies in one plain line, on every transport (lib/mcp/jsonrpc.ts).
+  const connect = mcp.connect.bind(mcp);
+  mcp.connect = (transport) => {
+    guardErrorReplies(transport, options.log);
+    return connect(transport);
+  };
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
   onToolCall(mcp, async (request, extra) => {
     const def = byName.get(request.name);

@@ -5,6 +5,7 @@
  * mark_task_as_done judges each id alone. Every refusal leaves the store as it was.
  */
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { call, connectInMemory, fails, ok, textOf } from "../support/harness.ts";
 import type { Client } from "../support/sdk_client.ts";
 
@@ -190,4 +191,27 @@ Deno.test("mark_task_as_done judges each id alone: unknown and malformed ids fai
   const before = await conn.store.exportDocument();
   await fails(c, "mark_task_as_done", { sessionId: "s", taskIds: ["a/b", " "] }, "INVALID_INPUT");
   assert.deepEqual(await conn.store.exportDocument(), before);
+});
+
+Deno.test("protocol errors are one plain line naming the field, never a validator dump", async (t) => {
+  await using conn = await connectInMemory();
+  const cases: [string, unknown, RegExp][] = [
+    ["resources/read", { uri: 123 }, /^Invalid params: `uri`: .*expected string/],
+    ["prompts/get", { name: "resume", arguments: { project: 5 } }, /^Invalid params: `arguments\.project`/],
+    ["logging/setLevel", { level: "loud" }, /^Invalid params: `level`/],
+    ["tools/list", { cursor: {} }, /^Invalid params: `cursor`/],
+    ["tools/call", { name: 5 }, /tools\/call needs params\.name/],
+  ];
+  for (const [method, params, pattern] of cases) {
+    await t.step(method, async () => {
+      const error = await conn.client.request({ method, params } as never, z.any()).then(
+        () => assert.fail(`${method} should fail`),
+        (e: { code: number; message: string }) => e,
+      );
+      assert.equal(error.code, -32602, error.message);
+      const message = error.message.replace(/^MCP error -32602: /, "");
+      assert.match(message, pattern);
+      assert.doesNotMatch(message, /\n|"code"|"path"|\[\s*\{/);
+    });
+  }
 });
