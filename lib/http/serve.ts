@@ -68,12 +68,14 @@ async function handle(
   timeoutMs: number,
 ): Promise<void> {
   req.socket.setNoDelay(true);
-  const deadline = req.complete
-    ? undefined
-    : setTimeout(() => bodyTimedOut(req, res, options.log, timeoutMs), timeoutMs);
-  const settled = () => clearTimeout(deadline);
-  req.once("end", settled);
-  res.once("close", settled);
+  // Until the whole body has arrived, read or not: a body left unread behind an early answer (a
+  // 401) still holds the connection until it ends.
+  if (!req.complete) {
+    const deadline = setTimeout(() => bodyTimedOut(req, res, options.log, timeoutMs), timeoutMs);
+    const settled = () => clearTimeout(deadline);
+    req.once("end", settled);
+    req.once("close", settled);
+  }
   const aborter = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) aborter.abort();
@@ -93,9 +95,9 @@ async function handle(
   await writeResponse(response, res);
 }
 
-/** `408` and the socket destroyed: the client stalled its body. */
+/** `408` (unless an answer went out already) and the socket destroyed: the client stalled its body. */
 function bodyTimedOut(req: IncomingMessage, res: ServerResponse, log: Logger, timeoutMs: number): void {
-  if (req.complete || res.destroyed) return;
+  if (req.complete || req.socket.destroyed) return;
   log.warn("request body timed out; connection closed", { path: req.url, timeoutMs });
   const body = JSON.stringify(
     errorReply(-32000, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),

@@ -4,6 +4,10 @@
  * exception's text, and stderr holds only structured log lines.
  */
 import assert from "node:assert/strict";
+import { createApp } from "../../lib/http/app.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { MemoryStore } from "../../lib/store/memory_store.ts";
+import { quietLogger } from "../support/logs.ts";
 import { ROOT } from "../support/paths.ts";
 import { freePort } from "../support/processes.ts";
 import { serverEnv } from "../support/env.ts";
@@ -78,6 +82,15 @@ Deno.test("a body that has not arrived in time is 408 and the server closes the 
     assert.ok(slow.closed, `the server closed the connection: ${slow.text}`);
     assert.ok(slow.after < 4000, `closed after ${slow.after} ms`);
 
+    // A body left unread behind an early answer (here a 404) still may not hold the connection.
+    const unread = await exchange(
+      port,
+      `POST /no-such-path HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 200\r\n\r\n${partial}`,
+    );
+    assert.match(unread.text, /^HTTP\/1\.1 404 /);
+    assert.ok(unread.closed, `the server closed the connection: ${unread.text}`);
+    assert.ok(unread.after < 4000, `closed after ${unread.after} ms`);
+
     // A whole body in time is served as before, on a new connection.
     const body = JSON.stringify(initializeBody());
     const fine = await fetch(`${server.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body });
@@ -117,4 +130,30 @@ Deno.test("a malformed Host is 400 with a plain message; no reply or log line ca
   }
   const { stderr } = await server.stop();
   assertStructured(stderr);
+});
+
+Deno.test("behind another listener (deno serve, Deploy) the app itself answers a stalled body with 408", async () => {
+  const store = new MemoryStore();
+  const log = quietLogger();
+  const { app } = createApp({
+    store,
+    log,
+    makeServer: () => createServer({ store, log }),
+    bodyTimeoutMs: 200,
+  });
+  const stalled = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0",'));
+    },
+  });
+  const response = await app.request("http://localhost/mcp", {
+    method: "POST",
+    // A declared length: the body limit then trusts the header and leaves the reading to /mcp.
+    headers: { ...MCP_HEADERS, host: "localhost", "content-length": "100" },
+    body: stalled,
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(response.status, 408);
+  assert.equal(response.headers.get("connection"), "close");
+  assert.match((await response.json()).error.message, /did not arrive within 0.2 s/);
 });
