@@ -166,18 +166,37 @@ Deno.test("fuzz over HTTP: random tool arguments get a result or a coded isError
   const invocation = fc.constantFrom(...TOOL_NAMES).chain((name) =>
     fc.tuple(
       fc.constant(name),
-      fc.dictionary(
-        fc.oneof(fc.constantFrom(...keys.get(name)!, "extra"), fc.string({ maxLength: 6 })),
-        value,
+      fc.oneof(
         {
-          maxKeys: 6,
+          weight: 9,
+          arbitrary: fc.dictionary(
+            fc.oneof(fc.constantFrom(...keys.get(name)!, "extra"), fc.string({ maxLength: 6 })),
+            value,
+            { maxKeys: 6 },
+          ),
+        },
+        // Arguments that are no object at all, or nested past every limit.
+        {
+          weight: 1,
+          arbitrary: fc.oneof(
+            fc.string({ maxLength: 8 }),
+            fc.array(fc.integer(), { maxLength: 3 }),
+            fc.integer(),
+          ),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.integer({ min: 60, max: 2000 }).map((n) => ({
+            tasks: JSON.parse("[".repeat(n) + "]".repeat(n)),
+          })),
         },
       ),
     )
   );
   await fc.assert(
     fc.asyncProperty(invocation, async ([name, args]) => {
-      await call(handle.client, name, args); // checks a success's output schema and a failure's code
+      // Checks a success's output schema and a failure's code.
+      await call(handle.client, name, args as Record<string, unknown>);
     }),
     { numRuns: fuzzRuns(200), seed: FUZZ_SEED },
   );
