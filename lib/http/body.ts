@@ -22,7 +22,18 @@ export async function readJsonRpcBody(
   request: Request,
   timeoutMs: number = BODY_TIMEOUT_MS,
 ): Promise<BodyRead> {
-  const text = await readText(request, timeoutMs);
+  let text: string | undefined;
+  try {
+    text = await readText(request, timeoutMs);
+  } catch (error) {
+    // The client went away mid-body (its connection broke): nobody reads this answer.
+    if (request.signal.aborted) {
+      return {
+        refused: Response.json(errorReply(-32000, "Bad Request: the body was cut off"), { status: 400 }),
+      };
+    }
+    throw error;
+  }
   if (text === undefined) {
     return {
       refused: Response.json(

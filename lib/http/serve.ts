@@ -76,9 +76,13 @@ async function handle(
     req.once("end", settled);
     req.once("close", settled);
   }
+  // The request's signal says when the client went away: its body broke off, or its connection.
   const aborter = new AbortController();
+  const abort = () => aborter.abort();
+  req.once("error", abort);
+  req.once("aborted", abort);
   res.once("close", () => {
-    if (!res.writableFinished) aborter.abort();
+    if (!res.writableFinished) abort();
   });
   let response: Response;
   try {
