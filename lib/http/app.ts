@@ -85,12 +85,12 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     spaces: () =>
       Promise.resolve([{
         name: "default",
-        store: options.store,
+        store: options.store.space("default"),
         // History off (HISTORY_SIZE=0): the page shows no history section.
         history: (sessionId: string, limit: number) =>
           options.store.historySize === 0
             ? Promise.resolve(null)
-            : options.store.readHistory(sessionId, limit),
+            : options.store.space("default").readHistory(sessionId, limit),
       }]),
     log,
     check: config.authToken ? authTokenCheck(config.authToken) : undefined,

@@ -4,6 +4,7 @@
  * object serves one connection, all of them share the store.
  */
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
+import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import {
@@ -87,6 +88,8 @@ export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
 /** Options of {@link createServer}. */
 export interface ServerOptions {
   store: Store;
+  /** The namespace the server works in (README "Namespaces"); `default` when absent. */
+  namespace?: string;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
@@ -106,7 +109,7 @@ export function createServer(options: ServerOptions): McpServer {
   });
   const logs = bridgeLogs(mcp, options.log);
   const ctx: ToolContext = {
-    store: options.store,
+    store: options.store.space(options.namespace ?? DEFAULT_NAMESPACE),
     log: options.log,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };

@@ -6,7 +6,7 @@ import type { ProgressDoc } from "../domain/progress_doc.ts";
 import { buildSessionView, documentViews, summarizeSession, workViews } from "../view/build.ts";
 import { childRows, MAX_OPEN } from "../view/fold.ts";
 import type { ChildrenView, HistoryView, NamespaceView, PageView, SessionView } from "../view/model.ts";
-import type { Store } from "../store/store.ts";
+import type { Space as StoreSpace } from "../store/store.ts";
 import { type Credential, mayRead } from "./credential.ts";
 
 /** History entries a page shows. */
@@ -15,7 +15,7 @@ export const HISTORY_SHOWN = 20;
 /** A namespace: its name, its store, and its history reader when the store keeps history. */
 export interface Space {
   name: string;
-  store: Store;
+  store: StoreSpace;
   /** The session's history, newest first, at most `limit` entries; null when none is kept. */
   history?: (sessionId: string, limit: number) => Promise<HistoryView | null>;
 }
@@ -107,7 +107,7 @@ function pick(
   return chosen && { namespace: chosen.namespace, id: chosen.id };
 }
 
-async function readDocuments(store: Store): Promise<ProgressDoc[]> {
+async function readDocuments(store: StoreSpace): Promise<ProgressDoc[]> {
   const docs: ProgressDoc[] = [];
   for (const project of await store.listProjects()) {
     const doc = await store.readProgress(project);

@@ -77,7 +77,7 @@ class Expected {
   }
 
   async check(store: Store, label: string): Promise<void> {
-    const problems = await store.readTree("crash", (tree) => {
+    const problems = await store.space("default").readTree("crash", (tree) => {
       assert.ok(tree, `${label}: the session exists`);
       const out = invariantViolations(tree);
       for (const [id, present] of this.tasks) {
@@ -98,10 +98,10 @@ class Expected {
       return out;
     });
     assert.deepEqual(problems, [], label);
-    const works = await store.readWorks((entries) => new Set(entries.keys()));
+    const works = await store.space("default").readWorks((entries) => new Set(entries.keys()));
     for (const id of this.works) assert.ok(works.has(id), `${label}: work ${id} lost`);
     for (const [project, revision] of this.progress) {
-      const doc = await store.readProgress(project);
+      const doc = await store.space("default").readProgress(project);
       assert.ok(
         doc && doc.revision >= revision,
         `${label}: progress ${project} r${revision} lost (${doc?.revision})`,

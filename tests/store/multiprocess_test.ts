@@ -104,7 +104,7 @@ for (const kind of ["file", "kv"] as const) {
 
       const store = kind === "file" ? await JsonFileStore.open(path) : await KvStore.open(path);
       try {
-        const problems = await store.readTree("plan", (tree) => {
+        const problems = await store.space("default").readTree("plan", (tree) => {
           const out = invariantViolations(tree!);
           for (const id of acks.created) if (!tree!.get(id)) out.push(`created ${id} lost`);
           for (const id of acks.completed) {
@@ -115,7 +115,7 @@ for (const kind of ["file", "kv"] as const) {
         });
         assert.deepEqual(problems, []);
         assert.ok(acks.completed.size >= ROUNDS, `completions acknowledged: ${acks.completed.size}`);
-        const works = await store.readWorks((entries) => new Set(entries.keys()));
+        const works = await store.space("default").readWorks((entries) => new Set(entries.keys()));
         for (const id of acks.works) assert.ok(works.has(id), `work ${id} lost`);
         assert.equal(works.size, acks.works.size);
         const revisions = [...acks.revisions].sort((a, b) => a - b);
@@ -124,7 +124,7 @@ for (const kind of ["file", "kv"] as const) {
           Array.from({ length: AGENTS * ROUNDS }, (_, k) => k + 1),
           "each upsert got its own revision",
         );
-        assert.equal((await store.readProgress("shared"))!.revision, AGENTS * ROUNDS);
+        assert.equal((await store.space("default").readProgress("shared"))!.revision, AGENTS * ROUNDS);
       } finally {
         await store.close();
       }

@@ -44,20 +44,20 @@ Deno.test("parseImport refuses broken JSON, a foreign shape, duplicate ids and o
 
 Deno.test("parseImport takes a bare array as the default session and repairs parent statuses", () => {
   const { state, repairs, counts } = parseImport(JSON.stringify([task("p", [task("c", [], "done")])]));
-  assert.deepEqual([...state.sessions.keys()], ["default"]);
-  assert.equal(state.sessions.get("default")!.get("p")!.status, "done");
+  assert.deepEqual([...state.space("default").sessions.keys()], ["default"]);
+  assert.equal(state.space("default").sessions.get("default")!.get("p")!.status, "done");
   assert.equal(repairs.length, 1);
   assert.deepEqual(counts, { sessions: 1, tasks: 2, works: 0, progress: 0 });
 });
 
 Deno.test("importStore refuses a store that holds data unless told to replace it", async () => {
   const store = new MemoryStore();
-  await store.updateTree("mine", (tree) => createTask(tree, { id: "keep", name: "keep" }));
+  await store.space("default").updateTree("mine", (tree) => createTask(tree, { id: "keep", name: "keep" }));
   const text = JSON.stringify({ version: 1, sessions: { other: [task("x")] } });
   await assert.rejects(importStore(store, text), refusal("INVALID_INPUT", /not empty \(1 sessions/));
-  assert.deepEqual(await store.listSessions(), ["mine"]);
+  assert.deepEqual(await store.space("default").listSessions(), ["mine"]);
   await importStore(store, text, { replace: true });
-  assert.deepEqual(await store.listSessions(), ["other"]);
+  assert.deepEqual(await store.space("default").listSessions(), ["other"]);
 });
 
 Deno.test("an invalid import changes nothing in a file or KV store", async () => {
@@ -65,7 +65,7 @@ Deno.test("an invalid import changes nothing in a file or KV store", async () =>
   try {
     for (const open of [() => JsonFileStore.open(`${dir}/s.json`), () => KvStore.open(`${dir}/s.sqlite`)]) {
       const store = await open();
-      await store.updateTree(
+      await store.space("default").updateTree(
         "s",
         (tree) => createTask(tree, { id: "a", name: "a", tasks: [{ id: "b", name: "b" }] }),
       );
@@ -91,7 +91,7 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
   const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
   try {
     const file = await JsonFileStore.open(`${dir}/plan.json`);
-    await file.updateTree(
+    await file.space("default").updateTree(
       "default",
       (tree) =>
         createTask(tree, {
@@ -100,9 +100,9 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
           tasks: [{ id: "build", name: "Build" }, { id: "test", name: "Test" }],
         }),
     );
-    await file.updateTree("default", (tree) => startTask(tree, "ship"));
-    const roots = await file.readTree("default", (tree) => structuredClone(tree!.roots));
-    await file.updateWorks((entries) =>
+    await file.space("default").updateTree("default", (tree) => startTask(tree, "ship"));
+    const roots = await file.space("default").readTree("default", (tree) => structuredClone(tree!.roots));
+    await file.space("default").updateWorks((entries) =>
       saveWork(entries, {
         work_summarize: "built it",
         work_description: "build",
@@ -113,7 +113,7 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
         capacity: 10,
       })
     );
-    await file.updateProgress(
+    await file.space("default").updateProgress(
       "ship",
       (c) => upsertProgress(c, { project: "ship", content: { goal: "ship" }, now: "t" }),
     );
@@ -135,7 +135,10 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
     assert.match(again.stderr, /refused: The target store is not empty/);
 
     const kv = await KvStore.open(kvPath);
-    assert.equal(await kv.readTree("default", (tree) => tree!.get("build")!.status), "in_progress");
+    assert.equal(
+      await kv.space("default").readTree("default", (tree) => tree!.get("build")!.status),
+      "in_progress",
+    );
     await kv.close();
 
     const back = await cli(["export", "--out", `${dir}/back.json`], { KV_PATH: kvPath });

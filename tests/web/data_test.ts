@@ -13,15 +13,15 @@ function reader(namespaces: Credential["namespaces"]): Credential {
 async function spaces(): Promise<Space[]> {
   const a = new MemoryStore();
   const b = new MemoryStore();
-  await a.updateTree("plan-a", (tree) => createTask(tree, { id: "x", name: "X" }));
-  await b.updateTree("plan-b", (tree) => {
+  await a.space("default").updateTree("plan-a", (tree) => createTask(tree, { id: "x", name: "X" }));
+  await b.space("default").updateTree("plan-b", (tree) => {
     createTask(tree, { id: "y", name: "Y" });
     return startTask(tree, "y");
   });
   return [
     {
       name: "a",
-      store: a,
+      store: a.space("default"),
       history: (sessionId, limit) =>
         Promise.resolve({
           revision: 1,
@@ -33,7 +33,7 @@ async function spaces(): Promise<Space[]> {
           }],
         }),
     },
-    { name: "b", store: b },
+    { name: "b", store: b.space("default") },
   ];
 }
 
