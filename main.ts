@@ -32,8 +32,10 @@ async function boot(
   return { config, log, store };
 }
 
+/** Makes the MCP server of one connection, working in `namespace` (`default` when absent). */
 function serverFactory({ config, log, store }: Runtime) {
-  return () => createServer({ store, log, groups: config.groups, workCacheSize: config.workCacheSize });
+  return (namespace?: string) =>
+    createServer({ store, namespace, log, groups: config.groups, workCacheSize: config.workCacheSize });
 }
 
 async function serveStdio(runtime: Runtime): Promise<void> {
@@ -41,7 +43,7 @@ async function serveStdio(runtime: Runtime): Promise<void> {
     import("./lib/mcp/sdk.ts"),
     import("./lib/mcp/deno_stdio.ts"),
   ]);
-  const server = serverFactory(runtime)();
+  const server = serverFactory(runtime)(runtime.config.namespace);
   const transport = new StdioServerTransport(process.stdin, denoStdout());
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
@@ -49,7 +51,7 @@ async function serveStdio(runtime: Runtime): Promise<void> {
   // once the requests it already sent are answered (otherwise the process dies with "Top-level
   // await promise never resolved").
   process.stdin.once("end", closeWhenAnswered(transport, () => server.close()));
-  runtime.log.info("serving stdio", { store: runtime.store.kind });
+  runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
   await closed;
   await runtime.store.close();
 }

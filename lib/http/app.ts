@@ -57,8 +57,8 @@ export type HttpConfig = Partial<
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one connection (or, stateless, for one request). */
-  makeServer: () => McpServer;
+  /** Makes a new MCP server for one connection (or, stateless, for one request) in a namespace (`default` when absent). */
+  makeServer: (namespace?: string) => McpServer;
   config?: HttpConfig;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
@@ -167,7 +167,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id): void => pool.add(id, { transport, server }),
+      onsessioninitialized: (id): void => pool.add(id, { transport, server, namespace: "default" }),
       onsessionclosed: (id) => pool.forget(id),
     });
     // Kept by connect(): the SDK chains its own close handling after ours.
