@@ -159,3 +159,65 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("export and import --namespace move one namespace into another and leave the rest alone", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-ns-" });
+  try {
+    const file = await JsonFileStore.open(`${dir}/plan.json`);
+    for (const [namespace, name] of [["default", "Home"], ["team-a", "Alpha"], ["team-b", "Bravo"]]) {
+      const space = file.space(namespace!);
+      await space.updateTree("plan", (tree) => createTask(tree, { id: "ship", name: name! }));
+      await space.updateProgress(
+        "app",
+        (c) => upsertProgress(c, { project: "app", content: { goal: name! }, now: "t" }),
+      );
+    }
+    await file.close();
+    const FILE_PATH = `${dir}/plan.json`;
+
+    const one = await cli(["export", "--namespace", "team-a"], { FILE_PATH });
+    assert.equal(one.code, 0, one.stderr);
+    const doc = JSON.parse(one.stdout);
+    assert.equal("namespaces" in doc, false, "one namespace exports as a plain document");
+    assert.equal(doc.sessions.plan[0].name, "Alpha");
+    await Deno.writeTextFile(`${dir}/alpha.json`, one.stdout);
+
+    const KV_PATH = `${dir}/plan.sqlite`;
+    const all = await cli(["export", "--out", `${dir}/all.json`], { FILE_PATH });
+    assert.equal(all.code, 0, all.stderr);
+    const whole = await cli(["import", `${dir}/all.json`], { KV_PATH });
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.match(
+      whole.stderr,
+      /Imported 3 sessions \(3 tasks\), 0 work entries and 3 progress documents in 3 namespaces/,
+    );
+
+    const into = await cli(["import", `${dir}/alpha.json`, "--namespace", "team-c"], { KV_PATH });
+    assert.equal(into.code, 0, into.stderr);
+    assert.match(into.stderr, /into the namespace "team-c" of kv store/);
+    const again = await cli(["import", `${dir}/alpha.json`, "--namespace", "team-b"], { KV_PATH });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /refused: The target namespace "team-b" is not empty/);
+    const several = await cli(["import", `${dir}/all.json`, "--namespace", "team-d", "--replace"], {
+      KV_PATH,
+    });
+    assert.equal(several.code, 1);
+    assert.match(
+      several.stderr,
+      /refused: The document holds several namespaces \(default, team-a, team-b\)/,
+    );
+    const badName = await cli(["export", "--namespace", "a/b"], { KV_PATH });
+    assert.equal(badName.code, 1);
+    assert.match(badName.stderr, /a namespace name is 1-64 characters/);
+
+    const after = JSON.parse((await cli(["export"], { KV_PATH })).stdout);
+    const before = JSON.parse(await Deno.readTextFile(`${dir}/all.json`));
+    assert.deepEqual(after.sessions, before.sessions, "default unchanged");
+    assert.deepEqual(Object.keys(after.namespaces).sort(), ["team-a", "team-b", "team-c"]);
+    assert.deepEqual(after.namespaces["team-a"], before.namespaces["team-a"]);
+    assert.deepEqual(after.namespaces["team-b"], before.namespaces["team-b"]);
+    assert.deepEqual({ version: 1, ...after.namespaces["team-c"] }, doc);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
