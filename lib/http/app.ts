@@ -82,16 +82,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
   const dashboard = createDashboard({
-    spaces: () =>
-      Promise.resolve([{
-        name: "default",
-        store: options.store.space("default"),
-        // History off (HISTORY_SIZE=0): the page shows no history section.
-        history: (sessionId: string, limit: number) =>
-          options.store.historySize === 0
-            ? Promise.resolve(null)
-            : options.store.space("default").readHistory(sessionId, limit),
-      }]),
+    store: options.store,
     log,
     check: config.authToken ? authTokenCheck(config.authToken) : undefined,
     feed: (onChange) => options.store.watch(onChange),
