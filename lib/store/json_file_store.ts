@@ -1,5 +1,6 @@
 /**
- * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document.
+ * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document (namespace `default` at
+ * its top level as before namespaces, the others in its optional `namespaces` block; state.ts).
  *
  * Safe for several processes on one file: every change takes an exclusive lock on `<file>.lock`,
  * re-reads the file if another process replaced it, applies the change, writes a temporary file,

@@ -9,6 +9,7 @@ import { DomainError } from "../../lib/domain/errors.ts";
 import { upsertProgress } from "../../lib/domain/progress_doc.ts";
 import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { byRecency, saveWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
+import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Space, Store } from "../../lib/store/store.ts";
 import { parseImport } from "../../lib/store/transfer.ts";
@@ -245,5 +246,29 @@ forEachStore("watch reports a change in any namespace", async (_kind, _place, op
     assert.ok(changes > 0, "a change in namespace team-a was reported");
   } finally {
     stop();
+  }
+});
+
+Deno.test('kv store: foreign keys under ["n"] that name no namespace are skipped when listing namespaces', async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-ns-foreign-" });
+  try {
+    const path = `${dir}/store.kv`;
+    const kv = await Deno.openKv(path);
+    for (
+      const key of [["n", 5, "x"], ["n", new Uint8Array([1]), "x"], ["n", "a/b", "m", "s"], ["n"], ["n", "c"]]
+    ) {
+      await kv.set(key, 1);
+    }
+    kv.close();
+    const store = await KvStore.open(path);
+    try {
+      await store.space("team").updateTree("s", (t) => createTask(t, { id: "a", name: "A" }));
+      assert.deepEqual(await store.listNamespaces(), ["team"]);
+      assert.deepEqual(Object.keys((await store.exportDocument()).namespaces ?? {}), ["team"]);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

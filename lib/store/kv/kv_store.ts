@@ -185,11 +185,12 @@ export class KvStore implements Store {
     const names: string[] = [];
     let selector: Deno.KvListSelector = { prefix: [NAMESPACE_TAG] };
     for (;;) {
-      let next: string | undefined;
-      for await (const e of this.#kv.list(selector, { limit: 1 })) next = String(e.key[1]);
+      let next: Deno.KvKeyPart | undefined;
+      for await (const e of this.#kv.list(selector, { limit: 1 })) next = e.key[1];
       if (next === undefined) return names;
       if (isNamespace(next) && next !== DEFAULT_NAMESPACE) names.push(next);
-      // `true` sorts after every string, so this starts right past every key under ["n", next].
+      // `true` sorts after every other key part, so this starts right past every key under ["n", next]
+      // (a foreign key part that is no name is skipped the same way).
       selector = { prefix: [NAMESPACE_TAG], start: [NAMESPACE_TAG, next, true] };
     }
   }
