@@ -34,6 +34,20 @@ export const SpaceDocumentSchema = z.object({
 /** See {@link SpaceDocumentSchema}. */
 export type SpaceDocument = z.infer<typeof SpaceDocumentSchema>;
 
+/**
+ * A record keyed by names that may be `__proto__` or `constructor` (valid namespace names): zod's
+ * record drops a `__proto__` key, so the object is checked as a map and rebuilt with own properties.
+ */
+function namedRecord<V extends z.ZodType>(key: z.ZodType<string>, value: V) {
+  return z.preprocess(
+    (input) =>
+      input !== null && typeof input === "object" && !Array.isArray(input)
+        ? new Map(Object.entries(input))
+        : input,
+    z.map(key, value),
+  ).transform((map) => Object.fromEntries(map) as Record<string, z.output<V>>);
+}
+
 /** A namespace named in a document's `namespaces` block: any valid name but `default` (top level). */
 const OtherNamespaceSchema = NamespaceSchema.refine((name) => name !== DEFAULT_NAMESPACE, {
   message: `namespace "${DEFAULT_NAMESPACE}" is the document's top level, not an entry of "namespaces"`,
@@ -49,7 +63,7 @@ export const StoreDocumentSchema = z.object({
   version: z.literal(1),
   rev: z.string().optional(),
   ...SpaceDocumentSchema.shape,
-  namespaces: z.record(OtherNamespaceSchema, SpaceDocumentSchema).optional(),
+  namespaces: namedRecord(OtherNamespaceSchema, SpaceDocumentSchema).optional(),
 });
 /** See {@link StoreDocumentSchema}. */
 export type StoreDocument = z.infer<typeof StoreDocumentSchema>;

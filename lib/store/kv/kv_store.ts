@@ -22,7 +22,13 @@ import { fail } from "../../domain/errors.ts";
 import { DEFAULT_NAMESPACE, isNamespace } from "../../domain/schemas.ts";
 import { watchKvKeys } from "../change_feed.ts";
 import { Serial } from "../serial.ts";
-import { sortNamespaces, type SpaceState, type StoreDocument, type StoreState } from "../state.ts";
+import {
+  sortNamespaces,
+  type SpaceDocument,
+  type SpaceState,
+  type StoreDocument,
+  type StoreState,
+} from "../state.ts";
 import { Spaces } from "../state_space.ts";
 import { type NamespaceOption, type Store, StoreOpenError, type StoreOptions } from "../store.ts";
 import { Commit } from "./commit.ts";
@@ -101,14 +107,15 @@ export class KvStore implements Store {
           doc = { version: 1, ...await one.exportPart() };
         } else {
           doc = { version: 1, ...await this.#spaces.get(DEFAULT_NAMESPACE).exportPart() };
-          const others: NonNullable<StoreDocument["namespaces"]> = {};
+          const others: [string, Omit<SpaceDocument, "history">][] = [];
           for (const namespace of await this.#otherNamespaces()) {
             const part = await this.#spaces.get(namespace).exportPart();
             const empty = Object.keys(part.sessions).length + part.works.length +
                 Object.keys(part.progress).length === 0;
-            if (!empty) others[namespace] = part;
+            if (!empty) others.push([namespace, part]);
           }
-          if (Object.keys(others).length > 0) doc.namespaces = others;
+          // fromEntries: a namespace may be named `__proto__`.
+          if (others.length > 0) doc.namespaces = Object.fromEntries(others);
         }
         const after = await this.#kv.getMany(counters);
         if (after.some((entry, i) => entry.versionstamp !== before[i]!.versionstamp)) return AGAIN;
