@@ -75,6 +75,46 @@ export function contract(
   }
 }
 
+/** What a behaviour about namespaces themselves gets: its store kind, its place, and a way to open stores on it. */
+export interface StoreCtx {
+  kind: StoreKind;
+  place: Place;
+  /** Opens a store on the place. */
+  open: () => Promise<Store>;
+}
+
+/**
+ * Runs `body` once per store kind on a fresh place, closing every store it opened: for behaviours
+ * about namespaces themselves (tests/store/namespace_test.ts), which choose their namespaces.
+ */
+export function storeContract(
+  behaviour: string,
+  body: (ctx: StoreCtx) => Promise<void>,
+  only?: (k: StoreKind) => boolean,
+) {
+  for (const kind of STORE_KINDS) {
+    if (only && !only(kind)) continue;
+    Deno.test(`${kind.name} store: ${behaviour}`, async () => {
+      const place = await kind.place();
+      const opened: Store[] = [];
+      try {
+        await body({
+          kind,
+          place,
+          open: async () => {
+            const store = await place.open();
+            opened.push(store);
+            return store;
+          },
+        });
+      } finally {
+        for (const store of opened) await store.close();
+        await place.cleanup();
+      }
+    });
+  }
+}
+
 /** `default` exports and imports the whole store (the format from before namespaces); the other namespace itself. */
 function namespaceOption(namespace: string): { namespace?: string } {
   return namespace === DEFAULT_NAMESPACE ? {} : { namespace };

@@ -11,9 +11,9 @@ import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { byRecency, saveWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { StoreState } from "../../lib/store/state.ts";
-import type { Space, Store } from "../../lib/store/store.ts";
+import type { Space } from "../../lib/store/store.ts";
 import { parseImport } from "../../lib/store/transfer.ts";
-import { type Place, STORE_KINDS, type StoreKind } from "../support/store_places.ts";
+import { storeContract } from "./contract.ts";
 
 function save(entries: Map<string, WorkEntry>, id: string, summary: string) {
   return saveWork(entries, {
@@ -49,31 +49,9 @@ async function seen(space: Space) {
   };
 }
 
-function forEachStore(
-  behaviour: string,
-  body: (kind: StoreKind, place: Place, open: () => Promise<Store>) => Promise<void>,
-) {
-  for (const kind of STORE_KINDS) {
-    Deno.test(`${kind.name} store: ${behaviour}`, async () => {
-      const place = await kind.place();
-      const opened: Store[] = [];
-      try {
-        await body(kind, place, async () => {
-          const store = await place.open();
-          opened.push(store);
-          return store;
-        });
-      } finally {
-        for (const store of opened) await store.close();
-        await place.cleanup();
-      }
-    });
-  }
-}
-
-forEachStore(
+storeContract(
   "the same ids in two namespaces never see each other, also through another store and on reopen",
-  async (kind, _place, open) => {
+  async ({ kind, open }) => {
     const store = await open();
     const a = store.space("team-a");
     const b = store.space("team-b");
@@ -123,7 +101,7 @@ forEachStore(
   },
 );
 
-forEachStore("each namespace has its own work-info LRU and capacity", async (_kind, _place, open) => {
+storeContract("each namespace has its own work-info LRU and capacity", async ({ open }) => {
   const store = await open();
   const a = store.space("a");
   const b = store.space("b");
@@ -140,9 +118,9 @@ forEachStore("each namespace has its own work-info LRU and capacity", async (_ki
   assert.deepEqual(await order(b), ["10000006", "10000005", "10000004"]);
 });
 
-forEachStore(
+storeContract(
   "listNamespaces names the namespaces that hold anything, default first",
-  async (_kind, _place, open) => {
+  async ({ open }) => {
     const store = await open();
     assert.deepEqual(await store.listNamespaces(), []);
     await store.space("zeta").updateProgress(
@@ -160,7 +138,7 @@ forEachStore(
   },
 );
 
-forEachStore("an invalid namespace name is refused", async (_kind, _place, open) => {
+storeContract("an invalid namespace name is refused", async ({ open }) => {
   const store = await open();
   for (const name of ["", "a/b", "a b", "x".repeat(65), "ü", "__proto__?"]) {
     assert.throws(() => store.space(name), DomainError, JSON.stringify(name));
@@ -170,9 +148,9 @@ forEachStore("an invalid namespace name is refused", async (_kind, _place, open)
   await assert.rejects(store.importState(new StoreState(), { namespace: "a b" }), DomainError);
 });
 
-forEachStore(
+storeContract(
   "export covers every namespace; an import of everything reproduces them elsewhere",
-  async (kind, _place, open) => {
+  async ({ kind, open }) => {
     const store = await open();
     await fill(store.space("default"), "d");
     await fill(store.space("team-a"), "a");
@@ -206,9 +184,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+storeContract(
   "a namespace exported alone imports into another namespace and replaces only that one",
-  async (_kind, _place, open) => {
+  async ({ open }) => {
     const store = await open();
     await fill(store.space("default"), "d");
     await fill(store.space("team-a"), "a");
@@ -234,7 +212,7 @@ forEachStore(
   },
 );
 
-forEachStore("watch reports a change in any namespace", async (_kind, _place, open) => {
+storeContract("watch reports a change in any namespace", async ({ open }) => {
   const store = await open();
   let changes = 0;
   const stop = store.watch(() => changes++);
