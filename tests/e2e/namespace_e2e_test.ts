@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/domain/schemas.ts";
-import { type Connection, fails, ok, spawnStdio } from "../support/harness.ts";
+import { type Connection, fails, ok, spawnStdio, startHttp } from "../support/harness.ts";
 import type { Client } from "../support/sdk_client.ts";
 import { runMain } from "../support/server_process.ts";
 
@@ -127,5 +127,22 @@ Deno.test("an invalid namespace stops the stdio server at start with one clear l
       assert.equal(lines[0]!.level, "error");
       assert.match(String(lines[0]!.error), /CHECKLIST_NAMESPACE: a namespace name is 1-64 characters/);
     });
+  }
+});
+
+Deno.test("HTTP /mcp works in namespace default: a stdio server in default sees its plan, one in another namespace does not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-ns-http-" });
+  try {
+    const env = { FILE_PATH: `${dir}/store.json` };
+    {
+      await using http = await startHttp({ env });
+      await fill(http.client, "over-http");
+    }
+    await using plain = await spawnStdio({ env });
+    await using team = await spawnStdio({ env: { ...env, CHECKLIST_NAMESPACE: "team-a" } });
+    assert.match(await everythingSeen(plain.client), /over-http/);
+    assert.doesNotMatch(await everythingSeen(team.client), /over-http/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
