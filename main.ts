@@ -31,19 +31,21 @@ async function boot(
   return { config, log, store };
 }
 
+/** Makes the MCP server of one connection, working in `namespace` (`default` when absent). */
 function serverFactory({ config, log, store }: Runtime) {
-  return () => createServer({ store, log, groups: config.groups, workCacheSize: config.workCacheSize });
+  return (namespace?: string) =>
+    createServer({ store, namespace, log, groups: config.groups, workCacheSize: config.workCacheSize });
 }
 
 async function serveStdio(runtime: Runtime): Promise<void> {
   const { StdioTransport } = await import("./lib/mcp/stdio_transport.ts");
-  const server = serverFactory(runtime)();
+  const server = serverFactory(runtime)(runtime.config.namespace);
   // Every line gets an answer; at the end of input the transport closes once the requests it has
   // read are answered (lib/mcp/stdio_transport.ts).
   const transport = new StdioTransport({ log: runtime.log });
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
-  runtime.log.info("serving stdio", { store: runtime.store.kind });
+  runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
   await closed;
   await runtime.store.close();
 }

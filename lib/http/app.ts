@@ -58,8 +58,8 @@ export type HttpConfig = Partial<
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one connection (or, stateless, for one request). */
-  makeServer: () => McpServer;
+  /** Makes a new MCP server for one connection (or, stateless, for one request) in a namespace (`default` when absent). */
+  makeServer: (namespace?: string) => McpServer;
   config?: HttpConfig;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
@@ -86,16 +86,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
   const dashboard = createDashboard({
-    spaces: () =>
-      Promise.resolve([{
-        name: "default",
-        store: options.store,
-        // History off (HISTORY_SIZE=0): the page shows no history section.
-        history: (sessionId: string, limit: number) =>
-          options.store.historySize === 0
-            ? Promise.resolve(null)
-            : options.store.readHistory(sessionId, limit),
-      }]),
+    store: options.store,
     log,
     check: config.authToken ? authTokenCheck(config.authToken) : undefined,
     feed: (onChange) => options.store.watch(onChange),
@@ -169,7 +160,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id): void => pool.add(id, { transport, server }),
+      onsessioninitialized: (id): void => pool.add(id, { transport, server, namespace: "default" }),
       onsessionclosed: (id) => pool.forget(id),
     });
     // Kept by connect(): the SDK chains its own close handling after ours.

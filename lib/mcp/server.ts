@@ -4,6 +4,7 @@
  * object serves one connection, all of them share the store.
  */
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
+import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import {
@@ -87,6 +88,8 @@ export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
 /** Options of {@link createServer}. */
 export interface ServerOptions {
   store: Store;
+  /** The namespace the server works in (README "Namespaces"); `default` when absent. */
+  namespace?: string;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
@@ -94,7 +97,7 @@ export interface ServerOptions {
   workCacheSize?: number;
 }
 
-/** A new MCP server for one connection. */
+/** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
 export function createServer(options: ServerOptions): McpServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const tools = ALL_TOOLS.filter((t) => groups.has(t.group));
@@ -104,10 +107,13 @@ export function createServer(options: ServerOptions): McpServer {
     instructions: instructionsFor(groups),
     jsonSchemaValidator: lazyValidator(),
   });
-  const logs = bridgeLogs(mcp, options.log);
+  const store = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
+  // Every line this server logs names its namespace.
+  const serverLog = options.log.child({ namespace: store.namespace });
+  const logs = bridgeLogs(mcp, serverLog);
   const ctx: ToolContext = {
-    store: options.store,
-    log: options.log,
+    store,
+    log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });

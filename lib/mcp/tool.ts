@@ -8,7 +8,7 @@ import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { jsonDepth, LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
-import type { Store } from "../store/store.ts";
+import type { Space } from "../store/store.ts";
 import {
   type CallToolResult,
   ErrorCode as RpcErrorCode,
@@ -21,7 +21,8 @@ import {
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
-  store: Store;
+  /** The namespace the tools work in (every read and change goes to it). */
+  store: Space;
   log: Logger;
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize: number;

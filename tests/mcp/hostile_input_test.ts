@@ -55,7 +55,7 @@ Deno.test("a progress document nested deeper than 64 levels is LIMIT_EXCEEDED; 6
   await using conn = await connectInMemory();
   await fails(conn.client, "mem_progress", { project: "p", content: nestedJson(65) }, "LIMIT_EXCEEDED");
   await fails(conn.client, "mem_progress", { project: "p", content: nestedJson(1400) }, "LIMIT_EXCEEDED");
-  assert.equal(await conn.store.readProgress("p"), undefined);
+  assert.equal(await conn.store.space("default").readProgress("p"), undefined);
   await ok(conn.client, "mem_progress", { project: "p", content: nestedJson(64) });
   const read = await ok<{ content: unknown }>(conn.client, "mem_progress", { project: "p" });
   assert.equal(JSON.stringify(read.content), nestedJson(64));

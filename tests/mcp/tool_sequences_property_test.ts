@@ -181,8 +181,11 @@ const toolCall: fc.Arbitrary<[string, unknown]> = fc.oneof(
 
 /** Every session's tree keeps the invariants. */
 async function assertInvariants(store: Store, context: string): Promise<void> {
-  for (const sessionId of await store.listSessions()) {
-    const problems = await store.readTree(sessionId, (tree) => (tree ? invariantViolations(tree) : []));
+  for (const sessionId of await store.space("default").listSessions()) {
+    const problems = await store.space("default").readTree(
+      sessionId,
+      (tree) => (tree ? invariantViolations(tree) : []),
+    );
     assert.deepEqual(problems, [], `${context}: session ${sessionId}`);
   }
 }
