@@ -20,8 +20,9 @@ import type { Store } from "../store/store.ts";
 import { authTokenCheck } from "../web/credential.ts";
 import { createDashboard } from "../web/routes.ts";
 import { bearerAuth } from "./auth.ts";
+import { readJsonRpcBody } from "./body.ts";
 import { jsonRpcError } from "./errors.ts";
-import { allowLists, hostOriginGuard, originAllowed } from "./guards.ts";
+import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
 
 export { jsonRpcError } from "./errors.ts";
@@ -57,13 +58,15 @@ export type HttpConfig = Partial<
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one connection (or, stateless, for one request). */
-  makeServer: () => McpServer;
+  /** Makes a new MCP server for one connection (or, stateless, for one request) in a namespace (`default` when absent). */
+  makeServer: (namespace?: string) => McpServer;
   config?: HttpConfig;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
   /** Dashboard event streams: how many may be open at once, and the heartbeat interval. */
   events?: { maxStreams?: number; heartbeatMs?: number };
+  /** How long a request body may take to arrive (`408` after); 30 s by default, shorter in tests. */
+  bodyTimeoutMs?: number;
 }
 
 /** The Hono app; `close()` ends every live MCP connection. */
@@ -78,20 +81,12 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     now: options.now,
   });
   const app = new Hono();
+  app.use("*", hostSyntaxGuard(log));
 
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
   const dashboard = createDashboard({
-    spaces: () =>
-      Promise.resolve([{
-        name: "default",
-        store: options.store,
-        // History off (HISTORY_SIZE=0): the page shows no history section.
-        history: (sessionId: string, limit: number) =>
-          options.store.historySize === 0
-            ? Promise.resolve(null)
-            : options.store.readHistory(sessionId, limit),
-      }]),
+    store: options.store,
     log,
     check: config.authToken ? authTokenCheck(config.authToken) : undefined,
     feed: (onChange) => options.store.watch(onChange),
@@ -127,11 +122,9 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.all("/mcp", async (c) => {
     let body: unknown;
     if (c.req.method === "POST") {
-      try {
-        body = await c.req.json();
-      } catch {
-        return c.json(jsonRpcError(-32700, "Parse error: the body is not valid JSON"), 400);
-      }
+      const read = await readJsonRpcBody(c.req.raw, options.bodyTimeoutMs);
+      if (read.refused) return read.refused;
+      body = read.body;
     }
     const request = c.req.raw;
     if (config.stateless) {
@@ -167,7 +160,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id): void => pool.add(id, { transport, server }),
+      onsessioninitialized: (id): void => pool.add(id, { transport, server, namespace: "default" }),
       onsessionclosed: (id) => pool.forget(id),
     });
     // Kept by connect(): the SDK chains its own close handling after ours.

@@ -9,10 +9,12 @@
 import type { Logger } from "../log.ts";
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 
-/** One live connection: its transport and the MCP server connected to it. */
+/** One live connection: its transport, the MCP server connected to it, and the namespace it works in. */
 export interface Connection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
+  /** The namespace the connection was opened in (README "Namespaces"); it never changes. */
+  namespace: string;
 }
 
 /** Options of {@link ConnectionPool}. */
@@ -46,11 +48,15 @@ export class ConnectionPool {
     return this.#connections.size;
   }
 
-  /** The live connection with this id, marked as used now; undefined when unknown or expired. */
-  use(id: string): Connection | undefined {
+  /**
+   * The live connection with this id, marked as used now; undefined when unknown, expired, or opened
+   * in another namespace than `namespace` (when given): a connection id is no way into another namespace.
+   */
+  use(id: string, namespace?: string): Connection | undefined {
     this.sweep();
     const entry = this.#connections.get(id);
     if (!entry) return undefined;
+    if (namespace !== undefined && entry.namespace !== namespace) return undefined;
     this.#connections.delete(id);
     entry.lastUsed = this.#now();
     this.#connections.set(id, entry);
@@ -69,7 +75,11 @@ export class ConnectionPool {
       this.#close(oldest!);
     }
     this.#connections.set(id, { ...connection, lastUsed: this.#now() });
-    this.#options.log.info("http connection opened", { connection: id, live: this.#connections.size });
+    this.#options.log.info("http connection opened", {
+      connection: id,
+      namespace: connection.namespace,
+      live: this.#connections.size,
+    });
   }
 
   /** Forgets a connection that ended by itself (DELETE, transport closed); does not close it again. */

@@ -4,20 +4,21 @@
  * object serves one connection, all of them share the store.
  */
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
+import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import {
   AjvJsonSchemaValidator,
-  CallToolRequestSchema,
   ErrorCode,
   type jsonSchemaValidator,
   ListToolsRequestSchema,
   McpError,
   McpServer,
 } from "./sdk.ts";
+import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import { clientShowsViews, registerPlanView, viewEnabled, viewListing } from "./plan_view.ts";
-import { callTool, type ToolContext, type ToolDef } from "./tool.ts";
+import { callTool, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
@@ -89,6 +90,8 @@ export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
 /** Options of {@link createServer}. */
 export interface ServerOptions {
   store: Store;
+  /** The namespace the server works in (README "Namespaces"); `default` when absent. */
+  namespace?: string;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
@@ -96,7 +99,7 @@ export interface ServerOptions {
   workCacheSize?: number;
 }
 
-/** A new MCP server for one connection. */
+/** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
 export function createServer(options: ServerOptions): McpServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const tools = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
@@ -109,32 +112,41 @@ export function createServer(options: ServerOptions): McpServer {
     instructions: instructionsFor(groups),
     jsonSchemaValidator: lazyValidator(),
   });
-  const logs = bridgeLogs(mcp, options.log);
+  const store = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
+  // Every line this server logs names its namespace.
+  const serverLog = options.log.child({ namespace: store.namespace });
+  const logs = bridgeLogs(mcp, serverLog);
   const ctx: ToolContext = {
-    store: options.store,
-    log: options.log,
+    store,
+    log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
   if (viewTools.length > 0) registerPlanView(mcp);
+  // Error replies in one plain line, on every transport (lib/mcp/jsonrpc.ts).
+  const connect = mcp.connect.bind(mcp);
+  mcp.connect = (transport) => {
+    guardErrorReplies(transport, options.log);
+    return connect(transport);
+  };
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       ...tools,
       ...(clientShowsViews(mcp.server.getClientCapabilities()) ? viewTools : []),
     ].map(viewListing),
   }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const def = byName.get(request.params.name);
+  onToolCall(mcp, async (request, extra) => {
+    const def = byName.get(request.name);
     if (!def) {
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(", ")}`,
+        `Unknown tool "${request.name}". Available: ${[...byName.keys()].join(", ")}`,
       );
     }
     const started = performance.now();
     // Logs of this call also reach its client as notifications (log_bridge.ts).
     const log = logs.forRequest(extra);
-    const result = await callTool(def, request.params.arguments, { ...ctx, log });
+    const result = await callTool(def, request.arguments, { ...ctx, log });
     log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,
       ms: Math.round((performance.now() - started) * 100) / 100,

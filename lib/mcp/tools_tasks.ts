@@ -7,7 +7,7 @@ import {
   CreateTaskInputSchema,
   DescriptionSchema,
   NewTaskSchema,
-  ResolutionSchema,
+  RequiredResolutionSchema,
   SessionIdSchema,
   StartResultSchema,
   StatementListSchema,
@@ -186,7 +186,7 @@ const completeTaskTool = defineTool({
   input: z.object({
     sessionId,
     id: taskId,
-    resolution: ResolutionSchema.min(1).describe("What was done, briefly"),
+    resolution: RequiredResolutionSchema.describe("What was done, briefly"),
   }),
   output: CompleteResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -16,12 +16,6 @@ import { defineTool, type ToolDef } from "./tool.ts";
 const sessionId = SessionIdSchema.default("default");
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 
-/** The namespace a tool's store serves ("default" before namespaces). */
-function namespaceOf(store: object): string {
-  const name = (store as { namespace?: unknown }).namespace;
-  return typeof name === "string" ? name : "default";
-}
-
 const viewSessionTool = defineTool({
   name: "view_session",
   group: "view",
@@ -41,7 +35,7 @@ const viewSessionTool = defineTool({
     const view = await store.readTree(
       sessionId,
       (tree) =>
-        tree && sessionViewWithin(namespaceOf(store), sessionId, tree, { open: open ?? [], changes: marks }),
+        tree && sessionViewWithin(store.namespace, sessionId, tree, { open: open ?? [], changes: marks }),
     );
     if (!view) fail("NOT_FOUND", `No session "${sessionId}".`);
     const doing = view.focus ? `; in progress: ${view.focus.name}` : "";
