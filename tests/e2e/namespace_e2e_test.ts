@@ -58,7 +58,10 @@ async function twoNamespacesOn(env: Record<string, string>): Promise<void> {
     assert.doesNotMatch(await everythingSeen(b.client), /alpha/);
     await fails(b.client, "get_work_by_id", { workId: workA }, "NOT_FOUND");
     await fails(b.client, "getTask", { sessionId: "plan", id: "ship" }, "NOT_FOUND");
-    assert.deepEqual((await b.client.listResources()).resources, []);
+    // Only the plan view's document, which holds no data: no work or progress resource of a.
+    assert.deepEqual((await b.client.listResources()).resources.map((r) => r.uri), [
+      "ui://checklist/plan.html",
+    ]);
 
     const workB = await fill(b.client, "bravo");
     await ok(b.client, "completeTask", { sessionId: "plan", id: "build", resolution: "built by bravo" });
