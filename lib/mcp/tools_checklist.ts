@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ChecklistItemSchema, markDone, MarkFailureSchema, updateTasks } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
-import { RevisionSchema } from "../domain/history.ts";
+import { RevisionSchema } from "../domain/history_entry.ts";
 import { LIMITS } from "../domain/limits.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { renderSession } from "../domain/tree_text.ts";

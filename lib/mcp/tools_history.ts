@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
-import { checkRestorable, HistoryEntrySchema, restoreTree, RevisionSchema } from "../domain/history.ts";
+import { checkRestorable, restoreTree } from "../domain/history.ts";
+import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 

@@ -1,7 +1,7 @@
 /** Tool group `tasks`: the hierarchical task tree (docs/requirements.md R1–R6), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
-import { RevisionSchema } from "../domain/history.ts";
+import { RevisionSchema } from "../domain/history_entry.ts";
 import {
   CompleteResultSchema,
   CreateTaskInputSchema,

@@ -7,7 +7,8 @@
  * `DomainError`, in which case nothing is kept. A returned promise resolves only after the change
  * is durable in the store (the reply waits for it).
  */
-import type { HistoryEntry, HistoryView } from "../domain/history.ts";
+import type { HistoryView } from "../domain/history.ts";
+import type { HistoryEntry } from "../domain/history_entry.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
