@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { DomainError, fail } from "./errors.ts";
-import { type HistoryEntry, HistoryEntrySchema } from "./history_entry.ts";
+import { HistoryEntrySchema } from "./history_entry.ts";
 import { type Task, type TaskFields, TaskFieldsSchema, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, type TaskTree, type TreeChanges } from "./task_tree.ts";
 
