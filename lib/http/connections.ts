@@ -9,10 +9,12 @@
 import type { Logger } from "../log.ts";
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 
-/** One live connection: its transport and the MCP server connected to it. */
+/** One live connection: its transport, the MCP server connected to it, and who opened it. */
 export interface Connection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
+  /** Who opened it (credential, access, namespace): only requests of the same owner may use it. */
+  owner: string;
 }
 
 /** Options of {@link ConnectionPool}. */
@@ -46,11 +48,20 @@ export class ConnectionPool {
     return this.#connections.size;
   }
 
-  /** The live connection with this id, marked as used now; undefined when unknown or expired. */
-  use(id: string): Connection | undefined {
+  /**
+   * The live connection with this id, marked as used now; undefined when unknown, expired, or
+   * opened by another owner (the caller cannot tell which).
+   */
+  use(id: string, owner: string): Connection | undefined {
     this.sweep();
     const entry = this.#connections.get(id);
     if (!entry) return undefined;
+    if (entry.owner !== owner) {
+      this.#options.log.warn("http connection refused: opened by another credential or namespace", {
+        connection: id,
+      });
+      return undefined;
+    }
     this.#connections.delete(id);
     entry.lastUsed = this.#now();
     this.#connections.set(id, entry);

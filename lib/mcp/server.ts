@@ -16,7 +16,7 @@ import {
   McpServer,
 } from "./sdk.ts";
 import { bridgeLogs } from "./log_bridge.ts";
-import { callTool, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
+import { callTool, errorResult, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
@@ -92,13 +92,22 @@ export interface ServerOptions {
   groups?: readonly ToolGroup[];
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;
+  /** The namespace this server works in (`default` by default). */
+  namespace?: string;
+  /**
+   * The caller's access: `read` lists only the read-only tools, and a call to a changing tool is
+   * refused with `FORBIDDEN` before it runs. `write` by default.
+   */
+  access?: "read" | "write";
 }
 
 /** A new MCP server for one connection. */
 export function createServer(options: ServerOptions): McpServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
-  const tools = ALL_TOOLS.filter((t) => groups.has(t.group));
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const readOnly = options.access === "read";
+  const enabled = ALL_TOOLS.filter((t) => groups.has(t.group));
+  const byName = new Map(enabled.map((t) => [t.name, t]));
+  const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions: instructionsFor(groups),
@@ -120,9 +129,16 @@ export function createServer(options: ServerOptions): McpServer {
         `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(", ")}`,
       );
     }
-    const started = performance.now();
     // Logs of this call also reach its client as notifications (log_bridge.ts).
     const log = logs.forRequest(extra);
+    if (readOnly && !def.annotations.readOnlyHint) {
+      log.warn("tool call refused: read-only access", { tool: def.name });
+      return errorResult(
+        "FORBIDDEN",
+        `"${def.name}" changes data and this credential has read access only; ask for a write token`,
+      );
+    }
+    const started = performance.now();
     const result = await callTool(def, request.params.arguments, { ...ctx, log });
     log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,

@@ -7,7 +7,7 @@ import { buildSessionView, documentViews, summarizeSession, workViews } from "..
 import { childRows, MAX_OPEN } from "../view/fold.ts";
 import type { ChildrenView, HistoryView, NamespaceView, PageView, SessionView } from "../view/model.ts";
 import type { Store } from "../store/store.ts";
-import { type Credential, mayRead } from "./credential.ts";
+import { type Credential, mayUse } from "../access/credential.ts";
 
 /** History entries a page shows. */
 export const HISTORY_SHOWN = 20;
@@ -40,7 +40,7 @@ export class DashboardData {
 
   /** The spaces `credential` may see, in order. */
   async visible(credential: Credential): Promise<Space[]> {
-    return (await this.#spaces()).filter((space) => mayRead(credential, space.name));
+    return (await this.#spaces()).filter((space) => mayUse(credential, space.name));
   }
 
   /** Everything the page shows. */

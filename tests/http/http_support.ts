@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
+import type { Authenticator } from "../../lib/access/authenticator.ts";
 import { createApp, type HttpConfig } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
@@ -37,7 +38,7 @@ export function initializeBody(id: number | string = 1): Record<string, unknown>
 /** An app over a fresh memory store (unless given one), with its `close`. */
 export function makeApp(
   config: HttpConfig = {},
-  options: { store?: Store; log?: Logger; now?: () => number } = {},
+  options: { store?: Store; log?: Logger; now?: () => number; access?: Authenticator } = {},
 ): { app: Hono; close: () => Promise<void>; store: Store } & AsyncDisposable {
   const store = options.store ?? new MemoryStore();
   const log = options.log ?? quietLogger();
@@ -46,7 +47,8 @@ export function makeApp(
     log,
     config,
     now: options.now,
-    makeServer: () => createServer({ store, log }),
+    access: options.access,
+    makeServer: (scope) => createServer({ store, log, ...scope }),
   });
   return { app, close, store, [Symbol.asyncDispose]: close };
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { PageViewSchema } from "../../lib/view/model.ts";
-import type { Credential } from "../../lib/web/credential.ts";
+import type { Credential } from "../../lib/access/credential.ts";
 import { DashboardData, type Space } from "../../lib/web/data.ts";
 
 function reader(namespaces: Credential["namespaces"]): Credential {
