@@ -59,9 +59,15 @@ export function send(app: Hono, init: RequestInit & { path?: string } = {}): Pro
   return Promise.resolve(app.request(new URL(path, ENDPOINT).href, rest));
 }
 
-/** POSTs a JSON-RPC body (or raw text) with MCP headers plus `headers`. */
-export function post(app: Hono, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+/** POSTs a JSON-RPC body (or raw text) with MCP headers plus `headers`, to `/mcp` unless `path` says otherwise. */
+export function post(
+  app: Hono,
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = "/mcp",
+): Promise<Response> {
   return send(app, {
+    path,
     method: "POST",
     headers: { ...MCP_HEADERS, ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
