@@ -122,8 +122,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     for (
       const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]
     ) {
-      app.use(path, hostOriginGuard(lists, log));
-      // Public metadata: any web client may read it.
+      // Public metadata, like /healthz: no guard, and any web client may read it.
       app.use(path, cors({ origin: "*", allowMethods: ["GET", "OPTIONS"], maxAge: 600 }));
       app.get(path, (c) => {
         c.header("Cache-Control", "public, max-age=3600");

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../lib/mcp/server.ts";
-import { initializeBody, MCP_HEADERS, openRawConnection, post } from "../http/http_support.ts";
+import { initializeBody, openRawConnection, post } from "../http/http_support.ts";
 import { call, fails, ok } from "../support/harness.ts";
 import { accessApp, connectWith, sha256Hex, tokensFile } from "./access_support.ts";
 
