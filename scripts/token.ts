@@ -7,7 +7,7 @@
  * `read`. Exit 1 with the reason on stderr, and the file unchanged, on any error.
  */
 import { base64url } from "jose";
-import { sha256 } from "../lib/access/credential.ts";
+import { sha256, toHex } from "../lib/access/credential.ts";
 import { parseTokensFile, type TokenEntry, TokenEntrySchema } from "../lib/access/tokens_file.ts";
 
 const USAGE = "usage: deno task token NAME [--namespaces a,b | '*'] [--access read|write] [--file PATH]";
@@ -31,7 +31,7 @@ async function run(args: string[]): Promise<void> {
   if (!path) throw new Error(`no tokens file: pass --file PATH or set AUTH_TOKENS_FILE\n${USAGE}`);
   const listed = option(args, "--namespaces") ?? name;
   const secret = `clt_${base64url.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
-  const hex = [...(await sha256(secret))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = toHex(sha256(secret));
   const entry = TokenEntrySchema.safeParse({
     name,
     token: `sha256:${hex}`,
@@ -46,14 +46,14 @@ async function run(args: string[]): Promise<void> {
   let entries: unknown[] = [];
   try {
     const text = await Deno.readTextFile(path);
-    await parseTokensFile(text, path); // refuse to add to a broken file
+    parseTokensFile(text, path); // refuse to add to a broken file
     entries = JSON.parse(text);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   const next = [...entries, entry.data satisfies TokenEntry];
   const text = JSON.stringify(next, null, 2) + "\n";
-  await parseTokensFile(text, path); // e.g. a name already taken
+  parseTokensFile(text, path); // e.g. a name already taken
   const temporary = `${path}.${crypto.randomUUID()}.tmp`;
   await Deno.writeTextFile(temporary, text, { mode: 0o600 });
   try {

@@ -2,7 +2,7 @@
  * Namespace names as access sees them: checking a name from a URL, and making one from an OAuth
  * claim. (The store's copy of the rule is `NamespaceSchema` in lib/domain/schemas.ts.)
  */
-import { sha256 } from "./credential.ts";
+import { sha256, toHex } from "./credential.ts";
 
 /** A namespace name: 1–64 characters of `A–Z a–z 0–9 . _ -`. */
 export const NAMESPACE_PATTERN: RegExp = /^[A-Za-z0-9._-]{1,64}$/;
@@ -22,9 +22,8 @@ const HASH_DIGITS = 16;
  * are appended (`auth0|6612ab` → `auth0_6612ab-3f1c…`). Two different values never share a
  * namespace unless their hashes collide.
  */
-export async function namespaceFromClaim(value: string): Promise<string> {
+export function namespaceFromClaim(value: string): string {
   if (isNamespaceName(value)) return value;
   const readable = value.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 64 - 1 - HASH_DIGITS);
-  const hex = [...(await sha256(value))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${readable}-${hex.slice(0, HASH_DIGITS)}`;
+  return `${readable}-${toHex(sha256(value)).slice(0, HASH_DIGITS)}`;
 }

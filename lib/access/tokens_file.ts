@@ -42,7 +42,7 @@ interface Held {
 }
 
 /** Reads and checks the file's text; throws an Error naming the file, the entry and the field. */
-export async function parseTokensFile(text: string, path: string): Promise<Held[]> {
+export function parseTokensFile(text: string, path: string): Held[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -67,7 +67,7 @@ export async function parseTokensFile(text: string, path: string): Promise<Held[
       throw new Error(`AUTH_TOKENS_FILE ${path} is invalid: two entries are named "${entry.name}"`);
     }
     names.add(entry.name);
-    held.push({ credential: credentialOf(entry), digest: await digestOf(entry.token) });
+    held.push({ credential: credentialOf(entry), digest: digestOf(entry.token) });
   }
   for (let i = 0; i < held.length; i++) {
     for (let j = i + 1; j < held.length; j++) {
@@ -94,9 +94,9 @@ function credentialOf(entry: TokenEntry): Credential {
   return { name: entry.name, namespaces, own, access: entry.access as Access };
 }
 
-async function digestOf(token: string): Promise<Uint8Array> {
+function digestOf(token: string): Uint8Array {
   const hex = token.match(HASHED)?.[1];
-  if (!hex) return await sha256(token);
+  if (!hex) return sha256(token);
   return new Uint8Array(hex.match(/../g)!.map((b) => parseInt(b, 16)));
 }
 
@@ -130,14 +130,17 @@ export class TokensFile {
     } catch (error) {
       throw new Error(`AUTH_TOKENS_FILE ${path} cannot be read: ${(error as Error).message}`);
     }
-    const held = await parseTokensFile(text, path);
+    const held = parseTokensFile(text, path);
     log.info("tokens file read", { path, tokens: held.map((h) => h.credential.name) });
     return new TokensFile(path, log, held, stamp(info));
   }
 
-  /** The credential whose secret is `token`, if any (the file is checked for changes first). */
-  async find(token: string): Promise<Credential | undefined> {
-    const [held, presented] = await Promise.all([this.#current(), sha256(token)]);
+  /**
+   * The credential whose secret has the SHA-256 `presented`, if any. The file is checked for changes
+   * first (one `stat`, synchronous: a few µs, where an asynchronous one costs tens).
+   */
+  async find(presented: Uint8Array): Promise<Credential | undefined> {
+    const held = this.#changed() ? await this.#current() : this.#held;
     let found: Credential | undefined;
     for (const entry of held) {
       if (digestsMatch(entry.digest, presented)) found = entry.credential; // no early exit
@@ -145,7 +148,17 @@ export class TokensFile {
     return found;
   }
 
-  /** The entries of the file as it is now; concurrent callers share one check. */
+  /** Whether the file differs from the version held (or a reload is under way). */
+  #changed(): boolean {
+    if (this.#checking) return true;
+    try {
+      return stamp(Deno.statSync(this.path)) !== this.#stamp;
+    } catch {
+      return this.#stamp !== "missing";
+    }
+  }
+
+  /** The entries of the file as it is now; concurrent callers share one reading. */
   #current(): Promise<Held[]> {
     this.#checking ??= this.#reload().finally(() => (this.#checking = undefined));
     return this.#checking;
@@ -161,7 +174,7 @@ export class TokensFile {
     const now = stamp(info);
     if (now === this.#stamp) return this.#held;
     try {
-      const held = await parseTokensFile(await Deno.readTextFile(this.path), this.path);
+      const held = parseTokensFile(await Deno.readTextFile(this.path), this.path);
       this.#held = held;
       this.#stamp = now;
       this.#log.info("tokens file read again", {

@@ -11,7 +11,7 @@ import { ALL_TOOLS } from "../../lib/mcp/server.ts";
 import { initializeBody, MCP_HEADERS } from "../http/http_support.ts";
 import { fails, ok } from "../support/harness.ts";
 import { accessApp, connectWith, serve } from "./access_support.ts";
-import { type Issuer, signIn, startIssuer } from "./oauth_support.ts";
+import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
 
 /** An app with OAuth (plus `extra` settings) served on a loopback port, and its issuer. */
 async function setUp(extra: Partial<AccessSettings> = {}, tuning = { jwksCooldownMs: 30_000 }) {

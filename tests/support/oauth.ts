@@ -11,7 +11,7 @@ import {
   type OAuthClientProvider,
   StreamableHTTPClientTransport,
   UnauthorizedError,
-} from "../support/sdk_client.ts";
+} from "./sdk_client.ts";
 
 /** Who the next sign-in at the issuer is, and what it grants. */
 export interface Grant {
