@@ -52,7 +52,7 @@ export async function accessApp(
   settings: AccessSettings,
   options: {
     log?: Logger;
-    tuning?: Pick<OAuthOptions, "jwksCooldownMs">;
+    tuning?: Pick<OAuthOptions, "jwksCooldownMs" | "clockToleranceSec">;
     store?: Store;
     stateless?: boolean;
   } = {},

@@ -14,7 +14,10 @@ import { accessApp, connectWith, serve } from "./access_support.ts";
 import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
 
 /** An app with OAuth (plus `extra` settings) served on a loopback port, and its issuer. */
-async function setUp(extra: Partial<AccessSettings> = {}, tuning = { jwksCooldownMs: 30_000 }) {
+async function setUp(
+  extra: Partial<AccessSettings> = {},
+  tuning: { jwksCooldownMs?: number; clockToleranceSec?: number } = { jwksCooldownMs: 30_000 },
+) {
   const issuer = await startIssuer();
   const app = await accessApp({ oauthIssuer: issuer.url, ...extra }, { tuning });
   const served = serve(app.app);
@@ -300,4 +303,19 @@ Deno.test("static tokens keep working beside OAuth", async () => {
   await using client = await connectWith(env.app.app, "static-token-0123456789");
   await ok(client.client, "createTask", { name: "with the static token" });
   assert.deepEqual(env.app.scopes, [{ namespace: "default", access: "write" }]);
+});
+
+Deno.test("an accepted token is remembered no longer than it is valid", async () => {
+  await using env = await setUp({}, { clockToleranceSec: 0 });
+  const shortLived = await token(env.issuer, env.mcp, () => {}, { expiresIn: 2 });
+  for (let i = 0; i < 2; i++) {
+    const response = await initializeWith(env.mcp, shortLived);
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const expired = await initializeWith(env.mcp, shortLived);
+  assert.equal(expired.status, 401);
+  assert.match(expired.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+  await expired.body?.cancel();
 });
