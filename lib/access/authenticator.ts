@@ -8,7 +8,7 @@
  * `resource_metadata` (RFC 9728) when OAuth is on, so a client knows where to sign in.
  */
 import type { Logger } from "../log.ts";
-import { bearerToken, type Credential, digestsMatch, sha256 } from "./credential.ts";
+import { bearerToken, type Credential, tokensMatch } from "./credential.ts";
 import { type OAuthOptions, OAuthResource, type Refusal } from "./oauth.ts";
 import { TokensFile } from "./tokens_file.ts";
 
@@ -46,13 +46,12 @@ export interface AuthenticatorOptions {
 /** See the module doc. */
 export class Authenticator {
   readonly oauth: OAuthResource | undefined;
-  /** SHA-256 of `AUTH_TOKEN`: a presented token is hashed and the digests compared in constant time. */
-  readonly #authToken: Uint8Array | undefined;
+  readonly #authToken: string | undefined;
   readonly #tokensFile: TokensFile | undefined;
   readonly #log: Logger;
 
   constructor(options: AuthenticatorOptions) {
-    this.#authToken = options.authToken === undefined ? undefined : sha256(options.authToken);
+    this.#authToken = options.authToken;
     this.#tokensFile = options.tokensFile;
     this.oauth = options.oauth;
     this.#log = options.log;
@@ -110,14 +109,13 @@ export class Authenticator {
 
   /** Like {@link authenticate}, for a token that came another way (a share-link cookie). */
   async authenticateToken(token: string, request: Request): Promise<AuthOutcome> {
-    const digest = sha256(token);
-    if (this.#authToken !== undefined && digestsMatch(digest, this.#authToken)) {
+    if (this.#authToken !== undefined && tokensMatch(token, this.#authToken)) {
       return { ok: true, credential: AUTH_TOKEN_CREDENTIAL };
     }
-    const fromFile = await this.#tokensFile?.find(digest);
+    const fromFile = await this.#tokensFile?.find(token);
     if (fromFile) return { ok: true, credential: fromFile };
     if (this.oauth && OAuthResource.looksLikeJwt(token)) {
-      const verified = await this.oauth.verify(token, request, digest);
+      const verified = await this.oauth.verify(token, request);
       if ("error" in verified) return { ok: false, ...verified };
       return { ok: true, credential: verified };
     }

@@ -12,12 +12,12 @@
  * has the scope `checklist:read` or `checklist:write`.
  *
  * Checking a signature costs about 300 µs (RS256), as much as the whole request it guards, so an
- * accepted token is remembered, by the SHA-256 of the token and the audience, for at most a minute
- * and never past its `exp` (at most 1,000 tokens). Removing a key from the issuer's key set thus
- * refuses its tokens within a minute.
+ * accepted token is remembered, keyed by the token and the audience, for at most a minute and never
+ * past its `exp` (at most 1,000 tokens). Removing a key from the issuer's key set thus refuses its
+ * tokens within a minute.
  */
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
-import { type Credential, sha256, toHex } from "./credential.ts";
+import type { Credential } from "./credential.ts";
 import { namespaceFromClaim } from "./namespace.ts";
 
 /** The scopes this resource knows: read-only access, and access that changes things too. */
@@ -113,7 +113,7 @@ export class OAuthResource {
   readonly #issuers: string[];
   readonly #claim: string;
   #keys: Promise<KeySet> | undefined;
-  /** Accepted tokens: key `sha256(token) hex + audience`, in insertion order. */
+  /** Accepted tokens: key `audience + " " + token`, in insertion order. */
   readonly #accepted = new Map<string, { credential: Credential; until: number }>();
 
   constructor(options: OAuthOptions) {
@@ -157,10 +157,10 @@ export class OAuthResource {
     return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
   }
 
-  /** The credential of a valid access token, or why it was refused (`digest`: its SHA-256, if known). */
-  async verify(token: string, request: Request, digest = sha256(token)): Promise<Credential | Refusal> {
+  /** The credential of a valid access token, or why it was refused. */
+  async verify(token: string, request: Request): Promise<Credential | Refusal> {
     const audience = this.#options.audience ?? this.resource(request);
-    const key = `${toHex(digest)} ${audience}`;
+    const key = `${audience} ${token}`;
     const now = Date.now();
     const known = this.#accepted.get(key);
     if (known && known.until > now) return known.credential;

@@ -3,8 +3,9 @@
  *
  * `token` is the secret itself or `sha256:<64 hex>` of it; either way only its SHA-256 is kept in
  * memory, and a presented token is hashed once and compared with every entry in constant time.
- * The file is checked on use (its size, modification time and inode): a change is read again at
- * once, so a token is revoked by removing it, without a restart. A file that turns bad while the
+ * The file is checked on use (its size, modification and change times and inode), at most every
+ * {@link RECHECK_MS} ms: a change is read again then, so a token is revoked by removing it, without a
+ * restart, within a tenth of a second. A file that turns bad while the
  * server runs admits nobody until it is fixed (fail closed), and the log says why.
  * Secrets never reach a log or an error message; entries are named by `name`.
  */
@@ -15,10 +16,17 @@ import { NAMESPACE_PATTERN } from "./namespace.ts";
 
 const HASHED = /^sha256:([0-9a-fA-F]{64})$/;
 
+/** Least time between two checks of the file for a change (a `stat` costs ~25 µs inside a request). */
+export const RECHECK_MS = 100;
+
+/** Longest secret in the file: longer bearer tokens (JWTs) are not hashed to be looked up here. */
+export const MAX_TOKEN_LENGTH = 256;
+
 /** One entry of the file, as written. */
 export const TokenEntrySchema = z.strictObject({
   name: z.string().trim().min(1).max(100).describe("names the token in logs"),
-  token: z.string().min(1, "is empty").refine((t) => !/\s/.test(t), "has whitespace")
+  token: z.string().min(1, "is empty").max(MAX_TOKEN_LENGTH, `is longer than ${MAX_TOKEN_LENGTH} characters`)
+    .refine((t) => !/\s/.test(t), "has whitespace")
     .refine((t) => !t.startsWith("sha256:") || HASHED.test(t), "is 'sha256:' without 64 hex digits")
     .describe("the secret, or sha256:<hex> of it"),
   namespaces: z.union([
@@ -112,6 +120,7 @@ export class TokensFile {
   #held: Held[];
   #stamp: string;
   #checking: Promise<Held[]> | undefined;
+  #checkedAt = 0;
 
   private constructor(path: string, log: Logger, held: Held[], stamp: string) {
     this.path = path;
@@ -136,11 +145,13 @@ export class TokensFile {
   }
 
   /**
-   * The credential whose secret has the SHA-256 `presented`, if any. The file is checked for changes
-   * first (one `stat`, synchronous: a few µs, where an asynchronous one costs tens).
+   * The credential whose secret is `token`, if any. The file is checked for changes first when the
+   * last check is {@link RECHECK_MS} old (one synchronous `stat`; an asynchronous one costs more).
    */
-  async find(presented: Uint8Array): Promise<Credential | undefined> {
+  async find(token: string): Promise<Credential | undefined> {
+    if (token.length > MAX_TOKEN_LENGTH) return undefined;
     const held = this.#changed() ? await this.#current() : this.#held;
+    const presented = sha256(token);
     let found: Credential | undefined;
     for (const entry of held) {
       if (digestsMatch(entry.digest, presented)) found = entry.credential; // no early exit
@@ -151,6 +162,9 @@ export class TokensFile {
   /** Whether the file differs from the version held (or a reload is under way). */
   #changed(): boolean {
     if (this.#checking) return true;
+    const now = performance.now();
+    if (now - this.#checkedAt < RECHECK_MS) return false;
+    this.#checkedAt = now;
     try {
       return stamp(Deno.statSync(this.path)) !== this.#stamp;
     } catch {

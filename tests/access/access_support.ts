@@ -5,7 +5,8 @@
  */
 import { type AccessSettings, Authenticator } from "../../lib/access/authenticator.ts";
 import type { OAuthOptions } from "../../lib/access/oauth.ts";
-import type { TokenEntry } from "../../lib/access/tokens_file.ts";
+import { RECHECK_MS, type TokenEntry } from "../../lib/access/tokens_file.ts";
+import { sleep } from "../support/time.ts";
 import { createApp, type ServerScope } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
@@ -15,7 +16,10 @@ import { connectHttp, viaApp } from "../http/http_support.ts";
 import { quietLogger } from "../support/logs.ts";
 import type { Hono } from "hono";
 
-/** A tokens file in a fresh temporary directory; `write` replaces its entries. */
+/**
+ * A tokens file in a fresh temporary directory; `write` replaces its entries and returns once a
+ * server would have noticed (the file is checked at most every `RECHECK_MS`).
+ */
 export interface TokensFileHandle extends AsyncDisposable {
   path: string;
   write(entries: readonly TokenEntry[] | string): Promise<void>;
@@ -28,10 +32,17 @@ export async function tokensFile(entries: readonly TokenEntry[] | string): Promi
   const write = (next: readonly TokenEntry[] | string) =>
     Deno.writeTextFile(path, typeof next === "string" ? next : JSON.stringify(next, null, 2));
   await write(entries);
-  return { path, write, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+  return {
+    path,
+    write: async (next) => {
+      await write(next);
+      await sleep(RECHECK_MS + 20);
+    },
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
 }
 
-/** The hex SHA-256 of a secret, as the tokens file writes it after `sha256:`. */
+/** The hex SHA-256 of a secret, as the tokens file writes it after `sha256:` (WebCrypto, not our code). */
 export async function sha256Hex(secret: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
