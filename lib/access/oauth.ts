@@ -113,8 +113,8 @@ export class OAuthResource {
   readonly #issuers: string[];
   readonly #claim: string;
   #keys: Promise<KeySet> | undefined;
-  /** Accepted tokens: key `audience + " " + token`, in insertion order. */
-  readonly #accepted = new Map<string, { credential: Credential; until: number }>();
+  /** Accepted tokens by token, in insertion order, with the audience they were checked for. */
+  readonly #accepted = new Map<string, { credential: Credential; audience: string; until: number }>();
 
   constructor(options: OAuthOptions) {
     checkOAuthOptions(options);
@@ -128,7 +128,11 @@ export class OAuthResource {
 
   /** The public origin: `PUBLIC_URL`, else the request's. */
   origin(request: Request): string {
-    return this.#options.publicUrl ? new URL(this.#options.publicUrl).origin : new URL(request.url).origin;
+    if (this.#options.publicUrl) return new URL(this.#options.publicUrl).origin;
+    // `scheme://host[:port]` ends at the first "/" after "//": no URL parsing on every request.
+    const url = request.url;
+    const end = url.indexOf("/", url.indexOf("//") + 2);
+    return end === -1 ? url : url.slice(0, end);
   }
 
   /** The resource URL: the public URL of `/mcp`. */
@@ -160,16 +164,16 @@ export class OAuthResource {
   /** The credential of a valid access token, or why it was refused. */
   async verify(token: string, request: Request): Promise<Credential | Refusal> {
     const audience = this.#options.audience ?? this.resource(request);
-    const key = `${audience} ${token}`;
     const now = Date.now();
-    const known = this.#accepted.get(key);
-    if (known && known.until > now) return known.credential;
-    if (known) this.#accepted.delete(key);
+    const known = this.#accepted.get(token);
+    if (known && known.until > now && known.audience === audience) return known.credential;
+    if (known) this.#accepted.delete(token);
     const verified = await this.#verify(token, audience);
     if ("error" in verified) return verified;
     if (this.#accepted.size >= REMEMBERED) this.#accepted.delete(this.#accepted.keys().next().value!);
-    this.#accepted.set(key, {
+    this.#accepted.set(token, {
       credential: verified.credential,
+      audience,
       until: Math.min(verified.exp * 1000, now + REMEMBER_MS),
     });
     return verified.credential;
