@@ -2,7 +2,7 @@
  * One place that turns a request's bearer token into a {@link Credential}: `AUTH_TOKEN` (write access
  * to every namespace, own `default`), the tokens file (`AUTH_TOKENS_FILE`) and OAuth access tokens
  * (`OAUTH_ISSUER`), side by side. Static tokens are tried first; a token none of them knows is
- * handed to the OAuth resource server when it looks like a JWT.
+ * handed to the OAuth resource server, which refuses anything but a valid JWT.
  *
  * It also says what a refused request is told: the `WWW-Authenticate` challenge (RFC 6750), with
  * `resource_metadata` (RFC 9728) when OAuth is on, so a client knows where to sign in.
@@ -114,7 +114,7 @@ export class Authenticator {
     }
     const fromFile = await this.#tokensFile?.find(token);
     if (fromFile) return { ok: true, credential: fromFile };
-    if (this.oauth && OAuthResource.looksLikeJwt(token)) {
+    if (this.oauth) {
       const verified = await this.oauth.verify(token, request);
       if ("error" in verified) return { ok: false, ...verified };
       return { ok: true, credential: verified };

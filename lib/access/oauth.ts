@@ -168,6 +168,9 @@ export class OAuthResource {
     const known = this.#accepted.get(token);
     if (known && known.until > now && known.audience === audience) return known.credential;
     if (known) this.#accepted.delete(token);
+    if (!OAuthResource.looksLikeJwt(token)) {
+      return { error: "invalid_token", message: "the token is not known" };
+    }
     const verified = await this.#verify(token, audience);
     if ("error" in verified) return verified;
     if (this.#accepted.size >= REMEMBERED) this.#accepted.delete(this.#accepted.keys().next().value!);
