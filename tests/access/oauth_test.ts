@@ -8,7 +8,8 @@ import { base64url } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
 import type { AccessSettings } from "../../lib/access/authenticator.ts";
 import { ALL_TOOLS } from "../../lib/mcp/server.ts";
-import { initializeBody, MCP_HEADERS } from "../http/http_support.ts";
+import { connectHttp, initializeBody, MCP_HEADERS } from "../http/http_support.ts";
+import { spawnServer } from "../support/server_process.ts";
 import { fails, ok } from "../support/harness.ts";
 import { accessApp, connectWith, serve } from "./access_support.ts";
 import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
@@ -318,4 +319,20 @@ Deno.test("an accepted token is remembered no longer than it is valid", async ()
   assert.equal(expired.status, 401);
   assert.match(expired.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
   await expired.body?.cancel();
+});
+
+Deno.test("main.ts with OAUTH_ISSUER: a connector signs in to the real server process, static tokens beside", async () => {
+  await using issuer = await startIssuer();
+  await using server = await spawnServer({
+    env: { OAUTH_ISSUER: issuer.url, AUTH_TOKEN: "ci-token-0123456789" },
+  });
+  const metadata = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json();
+  assert.equal(metadata.resource, `${server.url}/mcp`);
+  issuer.grant({ sub: "dana", scope: "checklist:write" });
+  await using dana = await signIn(`${server.url}/mcp`);
+  await ok(dana.client, "createTask", { name: "through the real process" });
+  await using ci = await connectHttp(`${server.url}/mcp`, {
+    headers: { authorization: "Bearer ci-token-0123456789" },
+  });
+  await ci.client.ping();
 });
