@@ -2,7 +2,6 @@
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
-import process from "node:process";
 import { Authenticator } from "./lib/access/authenticator.ts";
 import { type Config, loadConfig } from "./lib/config.ts";
 import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
@@ -37,38 +36,46 @@ async function boot(
   return { config, log, store, access };
 }
 
+/** Makes the MCP server of one connection, working in `namespace` (`default` when absent) with `access`. */
 function serverFactory({ config, log, store }: Runtime) {
-  return (scope: { namespace?: string; access?: "read" | "write" } = {}) =>
-    createServer({ store, log, groups: config.groups, workCacheSize: config.workCacheSize, ...scope });
+  return (namespace?: string, access?: "read" | "write") =>
+    createServer({
+      store,
+      namespace,
+      access,
+      log,
+      groups: config.groups,
+      workCacheSize: config.workCacheSize,
+    });
 }
 
 async function serveStdio(runtime: Runtime): Promise<void> {
-  const [{ StdioServerTransport }, { closeWhenAnswered, denoStdout }] = await Promise.all([
-    import("./lib/mcp/sdk.ts"),
-    import("./lib/mcp/deno_stdio.ts"),
-  ]);
-  const server = serverFactory(runtime)();
-  const transport = new StdioServerTransport(process.stdin, denoStdout());
+  const { StdioTransport } = await import("./lib/mcp/stdio_transport.ts");
+  const server = serverFactory(runtime)(runtime.config.namespace);
+  // Every line gets an answer; at the end of input the transport closes once the requests it has
+  // read are answered (lib/mcp/stdio_transport.ts).
+  const transport = new StdioTransport({ log: runtime.log });
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
-  // The SDK transport never notices the end of stdin: when the client hangs up, close the server
-  // once the requests it already sent are answered (otherwise the process dies with "Top-level
-  // await promise never resolved").
-  process.stdin.once("end", closeWhenAnswered(transport, () => server.close()));
-  runtime.log.info("serving stdio", { store: runtime.store.kind });
+  runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
   await closed;
   await runtime.store.close();
 }
 
 async function serveHttp(runtime: Runtime): Promise<void> {
-  const { createApp } = await import("./lib/http/app.ts");
-  const { config } = runtime;
+  const [{ createApp }, { serveHttp: listen }] = await Promise.all([
+    import("./lib/http/app.ts"),
+    import("./lib/http/serve.ts"),
+  ]);
+  const { config, log } = runtime;
   const { app, close } = createApp({ ...runtime, makeServer: serverFactory(runtime) });
-  const server = Deno.serve({
+  const server = await listen({
     hostname: config.host,
     port: config.port,
+    fetch: app.fetch,
+    log,
     onListen: ({ hostname, port }) => logListening(runtime, hostname, port),
-  }, app.fetch);
+  });
   const stop = async () => {
     await close();
     await server.shutdown();

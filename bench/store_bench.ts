@@ -84,10 +84,13 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
       await store.close();
       const loadStarted = performance.now();
       store = await place.open();
-      await store.readTree(SESSION, () => {});
+      await store.space("default").readTree(SESSION, () => {});
       row.loadMs = performance.now() - loadStarted;
     }
-    const [roots, actual] = await store.readTree(SESSION, (tree) => [tree!.roots.length, tree!.size]);
+    const [roots, actual] = await store.space("default").readTree(
+      SESSION,
+      (tree) => [tree!.roots.length, tree!.size],
+    );
     row.size = actual;
     const per = Math.floor(actual / roots) - 1;
     const leaf = (i: number) => `r${i % roots}-${Math.floor(i / roots) % per}`;
@@ -95,7 +98,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
       await time(
         row.edit,
         () =>
-          store.updateTree(
+          store.space("default").updateTree(
             SESSION,
             (tree) => tree.setField(tree.require(leaf(i * 7)), "description", `edit ${i}`),
           ),
@@ -103,7 +106,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
     }
     for (let i = 0; i < n; i++) {
       await time(row.complete, () =>
-        store.updateTree(SESSION, (tree: TaskTree) => {
+        store.space("default").updateTree(SESSION, (tree: TaskTree) => {
           const task = tree.require(leaf(i));
           tree.setStatus(task, "done");
           tree.settleFrom(tree.parentOf(task));
@@ -111,7 +114,7 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
     }
     for (let i = 0; i < n; i++) {
       await time(row.create, () =>
-        store.updateTree(SESSION, (tree) =>
+        store.space("default").updateTree(SESSION, (tree) =>
           createTask(tree, {
             id: `new-${i}`,
             parentId: `r${i % roots}`,
@@ -119,18 +122,18 @@ async function measure(kind: Kind, size: number, n: number): Promise<Row> {
             tasks: Array.from({ length: 9 }, (_, j) => ({ name: `New ${i}.${j}` })),
           })));
       // Untimed: keep the session at its size (a full session refuses new tasks).
-      await store.updateTree(SESSION, (tree) => deleteTask(tree, `new-${i}`));
+      await store.space("default").updateTree(SESSION, (tree) => deleteTask(tree, `new-${i}`));
     }
     if (kind !== "memory") {
       const other = await place.open();
-      await other.readTree(SESSION, () => {});
+      await other.space("default").readTree(SESSION, () => {});
       row.seen = [];
       for (let i = 0; i < Math.min(n, 30); i++) {
-        await store.updateTree(
+        await store.space("default").updateTree(
           SESSION,
           (tree) => tree.setField(tree.require(leaf(i * 3)), "name", `seen ${i}`),
         );
-        await time(row.seen, () => other.readTree(SESSION, () => {}));
+        await time(row.seen, () => other.space("default").readTree(SESSION, () => {}));
       }
       await other.close();
     }

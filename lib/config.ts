@@ -1,8 +1,9 @@
 /**
  * Configuration from the environment, with CLI flags of the same meaning (`--stdio`, `--port`,
- * `--host`, `--file`, `--kv`). Invalid values stop the start with a message naming the variable.
+ * `--host`, `--file`, `--kv`, `--namespace`). Invalid values stop the start with a message naming the variable.
  */
 import { z } from "zod";
+import { DEFAULT_NAMESPACE, NamespaceSchema } from "./domain/schemas.ts";
 import { LOG_LEVELS } from "./log.ts";
 
 /** The tool groups a server can expose (`CHECKLIST_TOOLS`). */
@@ -24,6 +25,8 @@ export const DEFAULTS = {
   connectionIdleMinutes: 30,
   /** Changes kept per session for `task_history` / `restore_tasks` (README "History and undo"). */
   historySize: 100,
+  /** The namespace a stdio server works in (README "Namespaces"). */
+  namespace: DEFAULT_NAMESPACE,
 } as const;
 
 const list = z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean));
@@ -53,6 +56,7 @@ const ConfigSchema = z.object({
   maxConnections: z.coerce.number().int().min(1).max(10_000).default(DEFAULTS.maxConnections),
   connectionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.connectionIdleMinutes),
   historySize: z.coerce.number().int().min(0).max(10_000).default(DEFAULTS.historySize),
+  namespace: NamespaceSchema.default(DEFAULTS.namespace),
 });
 
 /** The parsed configuration. */
@@ -83,6 +87,7 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   maxConnections: "MAX_SESSIONS",
   connectionIdleMinutes: "SESSION_IDLE_MINUTES",
   historySize: "HISTORY_SIZE",
+  namespace: "CHECKLIST_NAMESPACE",
 };
 
 const FLAGS: Record<string, string> = {
@@ -90,6 +95,7 @@ const FLAGS: Record<string, string> = {
   "--host": "host",
   "--file": "filePath",
   "--kv": "kvPath",
+  "--namespace": "namespace",
 };
 
 /** Reads the configuration; throws an Error whose message names each bad variable. */

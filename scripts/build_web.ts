@@ -11,8 +11,8 @@ const ENTRY = `${ROOT}lib/web/client/main.ts`;
 /** The generated module. */
 export const OUTPUT = `${ROOT}lib/web/assets/client_js.ts`;
 
-/** The bundled script (minified, for browsers). */
-export async function bundleClient(): Promise<string> {
+/** The bundled script of `entry` (minified, for browsers); the dashboard's by default. */
+export async function bundleClient(entry: string = ENTRY): Promise<string> {
   const out = await Deno.makeTempFile({ suffix: ".js" });
   try {
     const result = await new Deno.Command(Deno.execPath(), {
@@ -26,7 +26,7 @@ export async function bundleClient(): Promise<string> {
         `${ROOT}deno.json`,
         "-o",
         out,
-        ENTRY,
+        entry,
       ],
       stdout: "piped",
       stderr: "piped",

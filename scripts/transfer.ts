@@ -1,7 +1,9 @@
 /**
- * `deno task export [--out FILE]` prints the whole configured store (FILE_PATH or KV_PATH, or the
- * `--file` / `--kv` flags) as one JSON document; `deno task import FILE [--replace]` loads one.
- * Logs and errors go to stderr; the exit code is 1 on any error, and an import then changed nothing.
+ * `deno task export [--out FILE] [--namespace NAME]` prints the configured store (FILE_PATH or
+ * KV_PATH, or the `--file` / `--kv` flags) as one JSON document: every namespace, or NAME alone;
+ * `deno task import FILE [--replace] [--namespace NAME]` loads one (with NAME: into that namespace
+ * only). Logs and errors go to stderr; the exit code is 1 on any error, and an import then changed
+ * nothing.
  */
 import { loadConfig } from "../lib/config.ts";
 import { createLogger } from "../lib/log.ts";
@@ -9,7 +11,7 @@ import { openStore } from "../lib/store/open_store.ts";
 import { exportStore, importStore } from "../lib/store/transfer.ts";
 
 const USAGE =
-  "usage: transfer.ts export [--out FILE] | import FILE [--replace]   (store from FILE_PATH or KV_PATH)";
+  "usage: transfer.ts export [--out FILE] [--namespace NAME] | import FILE [--replace] [--namespace NAME]   (store from FILE_PATH or KV_PATH)";
 
 async function run(args: string[]): Promise<void> {
   const [command, ...rest] = args;
@@ -20,11 +22,14 @@ async function run(args: string[]): Promise<void> {
     );
   }
   const log = createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel });
+  // Only the flag chooses one namespace: CHECKLIST_NAMESPACE is the stdio server's, not a filter here.
+  const namespace = valueOf(rest, "--namespace") === undefined ? undefined : config.namespace;
+  const where = namespace === undefined ? "" : ` namespace "${namespace}" of`;
   if (command === "export") {
     const out = valueOf(rest, "--out");
     const store = await openStore(config, log);
     try {
-      const text = await exportStore(store);
+      const text = await exportStore(store, { namespace });
       if (out) await Deno.writeTextFile(out, text);
       else await Deno.stdout.write(new TextEncoder().encode(text));
     } finally {
@@ -34,16 +39,22 @@ async function run(args: string[]): Promise<void> {
   }
   if (command === "import") {
     const file = rest.find((a, i) =>
-      !a.startsWith("--") && !["--file", "--kv", "--out"].includes(rest[i - 1] ?? "")
+      !a.startsWith("--") && !["--file", "--kv", "--out", "--namespace"].includes(rest[i - 1] ?? "")
     );
     if (!file) throw new Error(USAGE);
     const text = await Deno.readTextFile(file);
     const store = await openStore(config, log);
     try {
-      const { counts, repairs } = await importStore(store, text, { replace: rest.includes("--replace") });
+      const { counts, repairs, namespaces } = await importStore(store, text, {
+        replace: rest.includes("--replace"),
+        namespace,
+      });
       for (const repair of repairs) console.error(`repaired: ${repair}`);
+      const across = namespace === undefined && namespaces.length > 1
+        ? ` in ${namespaces.length} namespaces`
+        : "";
       console.error(
-        `Imported ${counts.sessions} sessions (${counts.tasks} tasks), ${counts.works} work entries and ${counts.progress} progress documents into the ${store.kind} store.`,
+        `Imported ${counts.sessions} sessions (${counts.tasks} tasks), ${counts.works} work entries and ${counts.progress} progress documents${across} into the${where} ${store.kind} store.`,
       );
     } finally {
       await store.close();

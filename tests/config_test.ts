@@ -105,3 +105,14 @@ Deno.test("loadConfig: a bad value is refused with the variable's name", async (
     assert.throws(() => loadConfig({}, ["--file", "a.json", "--kv", ":memory:"]), /FILE_PATH.*KV_PATH/);
   });
 });
+
+Deno.test("loadConfig: CHECKLIST_NAMESPACE or --namespace names the namespace; default is default; bad names refused", () => {
+  assert.equal(loadConfig({}).namespace, "default");
+  assert.equal(loadConfig({ CHECKLIST_NAMESPACE: "team-a.1_x" }).namespace, "team-a.1_x");
+  assert.equal(loadConfig({ CHECKLIST_NAMESPACE: "a" }, ["--namespace", "b"]).namespace, "b");
+  assert.equal(loadConfig({}, ["--namespace=c"]).namespace, "c");
+  for (const bad of ["a/b", "a b", "x".repeat(65), "é"]) {
+    assert.throws(() => loadConfig({ CHECKLIST_NAMESPACE: bad }), /CHECKLIST_NAMESPACE: a namespace name is/);
+  }
+  assert.throws(() => loadConfig({}, ["--namespace"]), /--namespace needs a value/);
+});

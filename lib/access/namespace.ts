@@ -1,16 +1,9 @@
 /**
- * Namespace names as access sees them: checking a name from a URL, and making one from an OAuth
- * claim. (The store's copy of the rule is `NamespaceSchema` in lib/domain/schemas.ts.)
+ * Making a namespace name from an OAuth claim (the rule for names is `NamespaceSchema` in
+ * lib/domain/schemas.ts).
  */
+import { isNamespace } from "../domain/schemas.ts";
 import { sha256, toHex } from "./credential.ts";
-
-/** A namespace name: 1–64 characters of `A–Z a–z 0–9 . _ -`. */
-export const NAMESPACE_PATTERN: RegExp = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** Whether `name` is a valid namespace name. */
-export function isNamespaceName(name: string): boolean {
-  return NAMESPACE_PATTERN.test(name);
-}
 
 /** Hex digits of the hash a claim-made name ends with. */
 const HASH_DIGITS = 16;
@@ -23,7 +16,8 @@ const HASH_DIGITS = 16;
  * namespace unless their hashes collide.
  */
 export function namespaceFromClaim(value: string): string {
-  if (isNamespaceName(value)) return value;
+  const candidate: unknown = value; // isNamespace narrows its argument; keep `value` a string
+  if (isNamespace(candidate)) return candidate;
   const readable = value.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 64 - 1 - HASH_DIGITS);
   return `${readable}-${toHex(sha256(value)).slice(0, HASH_DIGITS)}`;
 }

@@ -14,7 +14,7 @@
 import { z } from "zod";
 import type { Logger } from "../log.ts";
 import { type Access, type Credential, digestsMatch, sha256, tokensMatch } from "./credential.ts";
-import { NAMESPACE_PATTERN } from "./namespace.ts";
+import { NamespaceSchema } from "../domain/schemas.ts";
 
 const HASHED = /^sha256:([0-9a-fA-F]{64})$/;
 
@@ -36,7 +36,7 @@ export const TokenEntrySchema = z.strictObject({
     .describe("the secret, or sha256:<hex> of it"),
   namespaces: z.union([
     z.literal("*"),
-    z.array(z.string().regex(NAMESPACE_PATTERN, "is not a namespace name (1-64 of A-Z a-z 0-9 . _ -)"))
+    z.array(NamespaceSchema)
       .min(1, "lists no namespace"),
   ]).describe('the namespaces it may use, the first its own; "*": all'),
   access: z.enum(["read", "write"]),

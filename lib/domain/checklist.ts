@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
-import { checkPerCall, checkPerSession, checkTreeShape } from "./limits.ts";
+import { checkPerCall, checkPerSession, checkTreeShape, LIMITS } from "./limits.ts";
 import { NameSchema, type Task, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
 
@@ -14,7 +14,7 @@ export const ChecklistItemSchema = z.object({
   taskId: TaskIdSchema.describe("Task id"),
   description: NameSchema.describe("Task text"),
   status: z.enum(["TODO", "DONE", "todo", "done"]).transform((s) => s.toUpperCase() as "TODO" | "DONE")
-    .optional().describe("Default: kept for an existing task, TODO for a new one"),
+    .optional().describe("Default: kept, TODO if new"),
   get children(): z.ZodOptional<z.ZodArray<typeof ChecklistItemSchema>> {
     return z.array(ChecklistItemSchema).optional().describe("Subtasks; omit to keep an existing task's");
   },
@@ -25,7 +25,7 @@ export type ChecklistItem = z.output<typeof ChecklistItemSchema>;
 /** Why one id of {@link markDone} was not marked. */
 export const MarkFailureSchema = z.object({
   taskId: z.string(),
-  code: z.enum(["NOT_FOUND", "UNFINISHED_SUBTASKS"]),
+  code: z.enum(["INVALID_INPUT", "NOT_FOUND", "UNFINISHED_SUBTASKS"]),
   reason: z.string(),
 });
 /** See {@link MarkFailureSchema}. */
@@ -156,13 +156,24 @@ export function updateTasks(
 
 /**
  * Marks each id done in the given order (checklist `mark_task_as_done`); an id that cannot be
- * marked is reported with its reason and changes nothing. A parent whose subtasks are all done is
- * already done; one with unfinished subtasks fails.
+ * marked (malformed, unknown, or a parent with unfinished subtasks) is reported with its reason
+ * and changes nothing, and the others are still marked. A parent whose subtasks are all done is
+ * already done.
  */
 export function markDone(tree: TaskTree, taskIds: string[]): { marked: string[]; failed: MarkFailure[] } {
   const marked: string[] = [];
   const failed: MarkFailure[] = [];
   for (const taskId of taskIds) {
+    const malformed = TaskIdSchema.safeParse(taskId).error?.issues[0];
+    if (malformed) {
+      const why = malformed.code === "too_big"
+        ? `an id has at most ${LIMITS.taskIdLength} characters`
+        : taskId === ""
+        ? "an id is not empty"
+        : malformed.message;
+      failed.push({ taskId, code: "INVALID_INPUT", reason: `not a task id (${why})` });
+      continue;
+    }
     const task = tree.get(taskId);
     if (!task) {
       failed.push({ taskId, code: "NOT_FOUND", reason: `no task "${taskId}" in this session` });

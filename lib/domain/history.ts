@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { DomainError, fail } from "./errors.ts";
+import { type HistoryEntry, HistoryEntrySchema } from "./history_entry.ts";
 import { type Task, type TaskFields, TaskFieldsSchema, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, type TaskTree, type TreeChanges } from "./task_tree.ts";
 
@@ -26,19 +27,6 @@ export type DeltaItem = z.infer<typeof DeltaItemSchema>;
 export const DeltaSchema = z.array(DeltaItemSchema);
 /** See {@link DeltaSchema}. */
 export type Delta = z.infer<typeof DeltaSchema>;
-
-/** A session's revision after a call: how many changes it has had (0: never changed). */
-export const RevisionSchema = z.number().int().nonnegative();
-
-/** One line of `task_history`: the revision a change made, when, by which tool, and what it did. */
-export const HistoryEntrySchema = z.object({
-  revision: z.number().int().min(1),
-  at: z.string().describe("ISO time"),
-  tool: z.string(),
-  summary: z.string(),
-});
-/** See {@link HistoryEntrySchema}. */
-export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 
 /** A history entry with the delta that can undo it. */
 export const RecordedChangeSchema = HistoryEntrySchema.extend({ delta: DeltaSchema });

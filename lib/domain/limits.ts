@@ -33,7 +33,33 @@ export const LIMITS = {
   workSnapshotLength: 50_000,
   /** An HTTP request body, in bytes. */
   bodyBytes: 1024 * 1024,
+  /** Nesting of JSON: a progress document, and a tool call's arguments (checked before parsing them). */
+  jsonDepth: 64,
+  /** One line of JSON-RPC over stdio, in bytes. */
+  stdioLineBytes: 4 * 1024 * 1024,
+  /** Seconds an HTTP request body may take to arrive. */
+  bodySeconds: 30,
 } as const;
+
+/**
+ * How deep `value` nests (a scalar is 0, `[]` and `{}` are 1), counted without recursion and
+ * without looking further than `max + 1` levels, so any input is measured in bounded stack.
+ */
+export function jsonDepth(value: unknown, max: number = LIMITS.jsonDepth): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, above] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    const depth = above + 1;
+    if (depth > deepest) deepest = depth;
+    if (depth > max) return depth;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth]);
+    }
+  }
+  return deepest;
+}
 
 /** A task or a task to create, as far as the shape limits look at it. */
 export interface ShapeNode {

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { fail } from "./errors.ts";
-import { LIMITS } from "./limits.ts";
+import { jsonDepth, LIMITS } from "./limits.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
 /** A project name: what one progress document is stored under. */
@@ -56,6 +56,13 @@ export function parseProgressContent(content: string): ProgressContent {
       `content is not valid JSON (${(error as Error).message}). Send a JSON object such as ${EXAMPLE}.`,
     );
   }
+  const depth = jsonDepth(value);
+  if (depth > LIMITS.jsonDepth) {
+    fail(
+      "LIMIT_EXCEEDED",
+      `content nests deeper than ${LIMITS.jsonDepth} levels; a progress document nests at most ${LIMITS.jsonDepth}. Flatten it.`,
+    );
+  }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     fail(
       "INVALID_INPUT",
@@ -84,5 +91,5 @@ export function upsertProgress(
 
 /** Which of the {@link PROGRESS_FIELDS} a document lacks (a reply mentions them; not an error). */
 export function missingProgressFields(content: ProgressContent): string[] {
-  return PROGRESS_FIELDS.filter((field) => !(field in content));
+  return PROGRESS_FIELDS.filter((field) => !Object.hasOwn(content, field));
 }

@@ -14,6 +14,22 @@ export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 /** A session (one task tree) name. */
 export const SessionIdSchema = z.string().min(1).max(LIMITS.sessionIdLength).describe("Task tree name");
 
+/** The namespace that holds everything stored before namespaces existed (README "Namespaces"). */
+export const DEFAULT_NAMESPACE = "default";
+
+/** What a namespace name is, in words (error messages). */
+export const NAMESPACE_RULE = "a namespace name is 1-64 characters of A-Z a-z 0-9 . _ -";
+
+/** A namespace name: 1–64 characters of `A–Z a–z 0–9 . _ -` (README "Namespaces"). */
+export const NamespaceSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, NAMESPACE_RULE).describe(
+  "Namespace name",
+);
+
+/** Whether `name` is a valid namespace name (see {@link NamespaceSchema}). */
+export function isNamespace(name: unknown): name is string {
+  return typeof name === "string" && NamespaceSchema.safeParse(name).success;
+}
+
 /** A task id: unique in its session; no whitespace or `/` (checklist paths use `/`). */
 export const TaskIdSchema = z.string().min(1).max(LIMITS.taskIdLength).regex(
   /^[^\s/]+$/,
@@ -26,6 +42,8 @@ export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 export const DescriptionSchema = z.string().max(LIMITS.descriptionLength);
 /** What was done to finish a task. */
 export const ResolutionSchema = z.string().max(LIMITS.resolutionLength);
+/** A resolution that must be given (completeTask): not blank, trimmed. */
+export const RequiredResolutionSchema = z.string().trim().min(1).max(LIMITS.resolutionLength);
 /** Completion criteria or constraints: short statements inherited by subtasks. */
 export const StatementListSchema = z.array(z.string().min(1).max(LIMITS.listItemLength)).max(
   LIMITS.listItems,

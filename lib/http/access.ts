@@ -12,7 +12,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Authenticator } from "../access/authenticator.ts";
 import { type Credential, LOCAL_CREDENTIAL, mayUse } from "../access/credential.ts";
-import { isNamespaceName } from "../access/namespace.ts";
+import { isNamespace, NAMESPACE_RULE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import { jsonRpcError } from "./errors.ts";
 
@@ -62,9 +62,9 @@ export function mcpAccess(
     }
     const asked = c.req.param("namespace");
     if (asked !== undefined) {
-      if (!isNamespaceName(asked)) {
+      if (!isNamespace(asked)) {
         return c.json(
-          jsonRpcError(-32000, "Bad Request: a namespace name is 1-64 characters of A-Z a-z 0-9 . _ -"),
+          jsonRpcError(-32000, `Bad Request: ${NAMESPACE_RULE}`),
           400,
         );
       }

@@ -24,8 +24,9 @@ import { isInitializeRequest, type McpServer, WebStandardStreamableHTTPServerTra
 import type { Store } from "../store/store.ts";
 import { createDashboard } from "../web/routes.ts";
 import { mcpAccess, type McpAccessVariables, type McpScope } from "./access.ts";
+import { readJsonRpcBody } from "./body.ts";
 import { jsonRpcError } from "./errors.ts";
-import { allowLists, hostOriginGuard, originAllowed } from "./guards.ts";
+import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
 
 export { jsonRpcError } from "./errors.ts";
@@ -67,8 +68,11 @@ export interface ServerScope {
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one connection (or, stateless, for one request). */
-  makeServer: (scope: ServerScope) => McpServer;
+  /**
+   * Makes a new MCP server for one connection (or, stateless, for one request) in a namespace
+   * (`default` when absent), for a caller with this access (`write` when absent).
+   */
+  makeServer: (namespace?: string, access?: Access) => McpServer;
   config?: HttpConfig;
   /**
    * Access control (lib/access); undefined: off, loopback only. Without it, `config.authToken`
@@ -79,6 +83,8 @@ export interface AppOptions {
   now?: () => number;
   /** Dashboard event streams: how many may be open at once, and the heartbeat interval. */
   events?: { maxStreams?: number; heartbeatMs?: number };
+  /** How long a request body may take to arrive (`408` after); 30 s by default, shorter in tests. */
+  bodyTimeoutMs?: number;
 }
 
 /** The Hono app; `close()` ends every live MCP connection. */
@@ -95,20 +101,12 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     now: options.now,
   });
   const app = new Hono();
+  app.use("*", hostSyntaxGuard(log));
 
   app.get("/healthz", (c) => c.json({ status: "ok", store: options.store.kind }));
 
   const dashboard = createDashboard({
-    spaces: () =>
-      Promise.resolve([{
-        name: "default",
-        store: options.store,
-        // History off (HISTORY_SIZE=0): the page shows no history section.
-        history: (sessionId: string, limit: number) =>
-          options.store.historySize === 0
-            ? Promise.resolve(null)
-            : options.store.readHistory(sessionId, limit),
-      }]),
+    store: options.store,
     log,
     access: auth,
     feed: (onChange) => options.store.watch(onChange),
@@ -165,13 +163,10 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       Response.json(body, { status, headers });
     let body: unknown;
     if (request.method === "POST") {
-      try {
-        body = await request.json();
-      } catch {
-        return json(jsonRpcError(-32700, "Parse error: the body is not valid JSON"), 400);
-      }
+      const read = await readJsonRpcBody(request, options.bodyTimeoutMs);
+      if (read.refused) return read.refused;
+      body = read.body;
     }
-    const made = { namespace: scope.namespace, access: scope.credential.access };
     if (config.stateless) {
       if (request.method !== "POST") {
         return json(
@@ -180,12 +175,12 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
           { Allow: "POST, OPTIONS" },
         );
       }
-      return await answerAlone(makeServer(made), request, body);
+      return await answerAlone(makeServer(scope.namespace, scope.credential.access), request, body);
     }
     // Replies to the client keep the protocol's word: to it, a connection is its MCP session.
     const connectionId = request.headers.get("mcp-session-id");
     if (connectionId) {
-      const connection = pool.use(connectionId, ownerOf(scope));
+      const connection = pool.use(connectionId, scope.namespace, ownerOf(scope));
       if (!connection) {
         return json(
           jsonRpcError(-32001, "Session not found: it expired or was closed. Initialize a new session."),
@@ -205,12 +200,13 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   }
 
   async function openConnection(request: Request, body: unknown, scope: McpScope): Promise<Response> {
-    const server = makeServer({ namespace: scope.namespace, access: scope.credential.access });
+    const server = makeServer(scope.namespace, scope.credential.access);
     const owner = ownerOf(scope);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id): void => pool.add(id, { transport, server, owner }),
+      onsessioninitialized: (id): void =>
+        pool.add(id, { transport, server, namespace: scope.namespace, owner }),
       onsessionclosed: (id) => pool.forget(id),
     });
     // Kept by connect(): the SDK chains its own close handling after ours.

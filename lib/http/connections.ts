@@ -9,12 +9,17 @@
 import type { Logger } from "../log.ts";
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 
-/** One live connection: its transport, the MCP server connected to it, and who opened it. */
+/** One live connection: its transport, the MCP server connected to it, and the namespace it works in. */
 export interface Connection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
-  /** Who opened it (credential, access, namespace): only requests of the same owner may use it. */
-  owner: string;
+  /** The namespace the connection was opened in (README "Namespaces"); it never changes. */
+  namespace: string;
+  /**
+   * Who opened it (credential, access and namespace; lib/http/app.ts): when given, only requests
+   * of the same owner may use it.
+   */
+  owner?: string;
 }
 
 /** Options of {@link ConnectionPool}. */
@@ -49,17 +54,17 @@ export class ConnectionPool {
   }
 
   /**
-   * The live connection with this id, marked as used now; undefined when unknown, expired, or
-   * opened by another owner (the caller cannot tell which).
+   * The live connection with this id, marked as used now; undefined when unknown, expired, or opened
+   * in another namespace than `namespace` (when given): a connection id is no way into another namespace;
+   * nor, with `owner`, a way to another credential's connection (the caller cannot tell which).
    */
-  use(id: string, owner: string): Connection | undefined {
+  use(id: string, namespace?: string, owner?: string): Connection | undefined {
     this.sweep();
     const entry = this.#connections.get(id);
     if (!entry) return undefined;
-    if (entry.owner !== owner) {
-      this.#options.log.warn("http connection refused: opened by another credential or namespace", {
-        connection: id,
-      });
+    if (namespace !== undefined && entry.namespace !== namespace) return undefined;
+    if (owner !== undefined && entry.owner !== owner) {
+      this.#options.log.warn("http connection refused: opened by another credential", { connection: id });
       return undefined;
     }
     this.#connections.delete(id);
@@ -80,7 +85,11 @@ export class ConnectionPool {
       this.#close(oldest!);
     }
     this.#connections.set(id, { ...connection, lastUsed: this.#now() });
-    this.#options.log.info("http connection opened", { connection: id, live: this.#connections.size });
+    this.#options.log.info("http connection opened", {
+      connection: id,
+      namespace: connection.namespace,
+      live: this.#connections.size,
+    });
   }
 
   /** Forgets a connection that ended by itself (DELETE, transport closed); does not close it again. */

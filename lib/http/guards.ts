@@ -109,6 +109,45 @@ function parseOrigin(value: string): string | undefined {
   }
 }
 
+/**
+ * Whether a `Host` header is well formed: a name or IPv4 address, or an IPv6 address in brackets,
+ * with an optional port (RFC 9110 section 7.2). A bare IPv6 address (`::1`) is not: it cannot be
+ * told from a name with a port, and no URL can be built from it.
+ */
+export function wellFormedHost(header: string): boolean {
+  const trimmed = header.trim();
+  if (!trimmed.startsWith("[") && trimmed.split(":").length > 2) return false;
+  if (!parseHostPort(trimmed)) return false;
+  try {
+    new URL(`http://${trimmed}/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Hono middleware, before every route: `400` with a plain message for a malformed `Host` header,
+ * or a request whose URL cannot be read (Deno builds `request.url` from the `Host` header, and
+ * reading it would throw a `TypeError` deeper in).
+ */
+export function hostSyntaxGuard(log: Logger): MiddlewareHandler {
+  return async (c, next) => {
+    const host = c.req.header("host");
+    if ((host !== undefined && !wellFormedHost(host)) || hostOfUrl(c.req.url) === undefined) {
+      log.warn("refused request: malformed Host", { host, path: c.req.path });
+      return c.json(
+        jsonRpcError(
+          -32000,
+          "Bad Request: the Host header is malformed (an IPv6 address goes in brackets: [::1])",
+        ),
+        400,
+      );
+    }
+    return await next();
+  };
+}
+
 /** Hono middleware: 403 with a JSON-RPC error for a foreign `Host` or `Origin`. */
 export function hostOriginGuard(lists: AllowLists, log: Logger): MiddlewareHandler {
   return async (c, next) => {

@@ -1,71 +1,83 @@
 /**
- * Helpers for serving the SDK's `StdioServerTransport` well under Deno.
- *
- * {@link denoStdout} stands in for `process.stdout`: the transport only calls `write(string)` and
- * `once("drain")` on it, and writing the encoded line with `Deno.stdout.writeSync` skips the
- * Node-compatible stream machinery (about 50 us less per reply of a few KB; BENCHMARKS.md). The
- * write completes before `write` returns, so `drain` is never needed. Stdin stays
- * `process.stdin`: Deno's own `Deno.stdin.readable` measured slower per message here.
+ * Byte-level helpers of the stdio transport (`stdio_transport.ts`): splitting input into lines
+ * with a bound on their size, and writing a whole buffer with synchronous writes.
  */
-import type { Writable } from "node:stream";
 
-/** A stdout for `StdioServerTransport` that writes each message with one synchronous write. */
-export function denoStdout(output: { writeSync(data: Uint8Array): number } = Deno.stdout): Writable {
-  const encoder = new TextEncoder();
-  const stdout = {
-    write(text: string | Uint8Array) {
-      const bytes = typeof text === "string" ? encoder.encode(text) : text;
-      let written = 0;
-      while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
-      return true;
-    },
-    once() {
-      return stdout;
-    },
-  };
-  return stdout as unknown as Writable;
+/** Marks a line longer than the bound: its bytes were dropped, up to and including its newline. */
+export const OVERSIZED: unique symbol = Symbol("oversized line");
+
+/**
+ * Splits a byte stream into lines (without `\n`) of at most `maxBytes`. A longer line is reported
+ * once as {@link OVERSIZED} as soon as it passes the bound, and the rest of it is discarded as it
+ * arrives, so it is never held in memory whole; the line after it is read normally.
+ */
+export class LineSplitter {
+  readonly #max: number;
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #discarding = false;
+
+  constructor(maxBytes: number) {
+    this.#max = maxBytes;
+  }
+
+  /** The lines `chunk` completes, in order. */
+  *push(chunk: Uint8Array): Generator<Uint8Array | typeof OVERSIZED> {
+    let start = 0;
+    while (start <= chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (!this.#discarding) {
+        if (this.#size + (end - start) > this.#max) {
+          this.#discarding = true;
+          this.#parts = [];
+          this.#size = 0;
+          yield OVERSIZED;
+        } else if (end > start) {
+          // A copy: the caller may reuse the chunk's buffer.
+          this.#parts.push(chunk.slice(start, end));
+          this.#size += end - start;
+        }
+      }
+      if (newline === -1) return;
+      if (this.#discarding) this.#discarding = false;
+      else yield this.#take();
+      start = newline + 1;
+    }
+  }
+
+  /** The last line when the input ended without a newline. */
+  *end(): Generator<Uint8Array> {
+    if (!this.#discarding && this.#size > 0) yield this.#take();
+    this.#discarding = false;
+  }
+
+  #take(): Uint8Array {
+    const parts = this.#parts;
+    this.#parts = [];
+    this.#size = 0;
+    if (parts.length === 1) return parts[0]!;
+    const line = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      line.set(part, at);
+      at += part.length;
+    }
+    return line;
+  }
 }
 
-/** The transport surface {@link closeWhenAnswered} wraps (the SDK's transports fit). */
-export interface MessageTransport {
-  onmessage?: ((message: never, extra?: never) => void) | undefined;
-  send(message: never, options?: never): Promise<void>;
+/** Something written to with synchronous writes that may take part of a buffer (`Deno.stdout`). */
+export interface SyncWriter {
+  writeSync(data: Uint8Array): number;
 }
 
 /**
- * Returns `hangUp`: call it when the client has gone (stdin ended); `close` then runs as soon as
- * every request already received has been answered, so a client that writes its requests and
- * closes the pipe at once still gets every reply. Wraps `onmessage` and `send`: call it after
- * `connect()`.
+ * Writes all of `bytes` before returning. A reply of a few KB in one synchronous write costs about
+ * 50 us less than the Node-compatible stream (BENCHMARKS.md), and nothing written is still queued
+ * when the process exits.
  */
-export function closeWhenAnswered(transport: MessageTransport, close: () => Promise<void>): () => void {
-  const pending = new Set<unknown>();
-  let hungUp = false;
-  let closing = false;
-  const maybeClose = () => {
-    if (hungUp && pending.size === 0 && !closing) {
-      closing = true;
-      void close().catch(() => {});
-    }
-  };
-  const onmessage = transport.onmessage;
-  transport.onmessage = ((message: { id?: unknown; method?: unknown }, extra?: never) => {
-    if (message.id !== undefined && message.method !== undefined) pending.add(message.id);
-    onmessage?.(message as never, extra);
-  }) as MessageTransport["onmessage"];
-  const send = transport.send.bind(transport);
-  transport.send = (async (message: { id?: unknown; method?: unknown }, options?: never) => {
-    try {
-      await send(message as never, options);
-    } finally {
-      if (message.id !== undefined && message.method === undefined) {
-        pending.delete(message.id);
-        maybeClose();
-      }
-    }
-  }) as MessageTransport["send"];
-  return () => {
-    hungUp = true;
-    maybeClose();
-  };
+export function writeAll(output: SyncWriter, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += output.writeSync(bytes.subarray(written));
 }

@@ -13,7 +13,7 @@ import { LIMITS } from "../domain/limits.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { recentWorks, type WorkEntry, WorkIdSchema, workInfo } from "../domain/work_lru.ts";
-import type { Store } from "../store/store.ts";
+import type { Space } from "../store/store.ts";
 import { completable, McpError, type McpServer, ResourceTemplate } from "./sdk.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
@@ -39,7 +39,7 @@ export function progressUri(project: string): string {
 
 /** Options of {@link registerHandoff}. */
 export interface HandoffOptions {
-  store: Store;
+  store: Space;
   /** The enabled tool groups: each resource and the prompt appear only with the groups they serve. */
   groups: ReadonlySet<ToolGroup>;
   /** Capacity of the work-info LRU: entries past it are not listed. */
@@ -209,7 +209,7 @@ function jsonContents(uri: URL, value: unknown) {
 }
 
 interface ResumeInput {
-  store: Store;
+  store: Space;
   groups: ReadonlySet<ToolGroup>;
   workCacheSize: number;
   project?: string | undefined;

@@ -4,8 +4,10 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+export { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
@@ -19,6 +21,7 @@ export {
   CallToolRequestSchema,
   ErrorCode,
   isInitializeRequest,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
   SetLevelRequestSchema,
@@ -26,6 +29,7 @@ export {
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolResult,
+  JSONRPCMessage,
   LoggingLevel,
   LoggingMessageNotification,
   Tool,

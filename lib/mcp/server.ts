@@ -4,24 +4,27 @@
  * object serves one connection, all of them share the store.
  */
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
+import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import {
   AjvJsonSchemaValidator,
-  CallToolRequestSchema,
   ErrorCode,
   type jsonSchemaValidator,
   ListToolsRequestSchema,
   McpError,
   McpServer,
 } from "./sdk.ts";
+import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
-import { callTool, errorResult, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
+import { clientShowsViews, registerPlanView, viewEnabled, viewListing } from "./plan_view.ts";
+import { callTool, errorResult, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
+import { VIEW_TOOLS } from "./tools_view.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
 
 /** Server name and version reported at initialize. */
@@ -50,8 +53,8 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
   if (on.has("tasks")) {
     lines.push(
-      "Plan with createTask (nest subtasks in `tasks`; they inherit completion_criteria and constraints).",
-      "Work one task at a time: startTask (on a parent it starts the first unfinished leaf), then completeTask with a resolution; it names the next task.",
+      "Plan with createTask (nest subtasks in `tasks`).",
+      "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
     );
   } else if (on.has("checklist")) {
     lines.push(
@@ -65,7 +68,7 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   }
   if (on.has("progress")) {
     lines.push(
-      'After significant work, update your progress: mem_progress(project, content) with a JSON object {"goal", "completed": [], "next_steps": [], "blockers": []}; it replaces the document and is your memory, not a report.',
+      "After significant work, update your progress: mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document and is your memory, not a report.",
     );
   }
   if (on.has("works")) {
@@ -87,46 +90,67 @@ export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
 /** Options of {@link createServer}. */
 export interface ServerOptions {
   store: Store;
+  /** The namespace the server works in (README "Namespaces"); `default` when absent. */
+  namespace?: string;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;
-  /** The namespace this server works in (`default` by default). */
-  namespace?: string;
   /**
-   * The caller's access: `read` lists only the read-only tools, and a call to a changing tool is
-   * refused with `FORBIDDEN` before it runs. `write` by default.
+   * The caller's access (README "Hosting for a team"): `read` lists only the read-only tools, and a
+   * call to a changing tool is refused with `FORBIDDEN` before it runs. `write` by default.
    */
   access?: "read" | "write";
 }
 
-/** A new MCP server for one connection. */
+/** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
 export function createServer(options: ServerOptions): McpServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const readOnly = options.access === "read";
-  const enabled = ALL_TOOLS.filter((t) => groups.has(t.group));
-  const byName = new Map(enabled.map((t) => [t.name, t]));
+  const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
+  // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
   const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
+  // The plan view's own tools: callable whenever a group shows the view, listed only to clients
+  // that show MCP Apps (plan_view.ts), so a model never sees them.
+  const viewTools = (viewEnabled(groups) ? VIEW_TOOLS : []).filter((t) =>
+    !readOnly || t.annotations.readOnlyHint
+  );
+  const byName = new Map([...enabled, ...viewTools].map((t) => [t.name, t]));
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions: instructionsFor(groups),
     jsonSchemaValidator: lazyValidator(),
   });
-  const logs = bridgeLogs(mcp, options.log);
+  const store = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
+  // Every line this server logs names its namespace.
+  const serverLog = options.log.child({ namespace: store.namespace });
+  const logs = bridgeLogs(mcp, serverLog);
   const ctx: ToolContext = {
-    store: options.store,
-    log: options.log,
+    store,
+    log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toolListing) }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const def = byName.get(request.params.name);
+  if (viewTools.length > 0) registerPlanView(mcp);
+  // Error replies in one plain line, on every transport (lib/mcp/jsonrpc.ts).
+  const connect = mcp.connect.bind(mcp);
+  mcp.connect = (transport) => {
+    guardErrorReplies(transport, options.log);
+    return connect(transport);
+  };
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      ...tools,
+      ...(clientShowsViews(mcp.server.getClientCapabilities()) ? viewTools : []),
+    ].map(viewListing),
+  }));
+  onToolCall(mcp, async (request, extra) => {
+    const def = byName.get(request.name);
     if (!def) {
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(", ")}`,
+        `Unknown tool "${request.name}". Available: ${[...byName.keys()].join(", ")}`,
       );
     }
     // Logs of this call also reach its client as notifications (log_bridge.ts).
@@ -139,7 +163,7 @@ export function createServer(options: ServerOptions): McpServer {
       );
     }
     const started = performance.now();
-    const result = await callTool(def, request.params.arguments, { ...ctx, log });
+    const result = await callTool(def, request.arguments, { ...ctx, log });
     log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,
       ms: Math.round((performance.now() - started) * 100) / 100,

@@ -6,13 +6,23 @@
 import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
+import { jsonDepth, LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
-import type { Store } from "../store/store.ts";
-import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";
+import type { Space } from "../store/store.ts";
+import {
+  type CallToolResult,
+  ErrorCode as RpcErrorCode,
+  McpError,
+  type McpServer,
+  Protocol,
+  type Tool,
+  type ToolAnnotations,
+} from "./sdk.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
-  store: Store;
+  /** The namespace the tools work in (every read and change goes to it). */
+  store: Space;
   log: Logger;
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize: number;
@@ -27,7 +37,8 @@ export interface ToolReply<O> {
 /** A tool's full declaration. */
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
-  group: ToolGroup;
+  /** Its group, or `view`: a tool only the plan view calls (plan_view.ts). */
+  group: ToolGroup | "view";
   title: string;
   description: string;
   input: I;
@@ -134,16 +145,25 @@ export function errorResult(code: ErrorCode, message: string): CallToolResult {
   };
 }
 
-/** Validates the arguments, runs the tool, and turns every refusal into a coded `isError` reply. */
+/**
+ * Validates the arguments, runs the tool, and turns every refusal into a coded `isError` reply.
+ * Arguments are measured before zod sees them: a deeply nested value is refused without recursing
+ * into it (a `tasks` tree 1,000 levels deep would overflow the stack of a recursive parser).
+ */
 export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  const refusal = refuseArguments(def.name, args ?? {});
+  if (refusal) return refusal;
   const parsed = def.input.safeParse(args ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues;
-    const code: ErrorCode = issues.some((i) => i.code === "too_big") ? "LIMIT_EXCEEDED" : "INVALID_INPUT";
-    const detail = issues.slice(0, 5).map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join(
-      "; ",
+    const issue = issues.find((i) => i.code === "too_big") ?? issues[0]!;
+    const code: ErrorCode = issue.code === "too_big" ? "LIMIT_EXCEEDED" : "INVALID_INPUT";
+    return errorResult(
+      code,
+      `Invalid arguments for ${def.name}: ${fieldName(issue.path)} ${
+        issueText(issue)
+      }. See the tool's input schema.`,
     );
-    return errorResult(code, `Invalid arguments for ${def.name}: ${detail}. See the tool's input schema.`);
   }
   try {
     const reply = await def.run(parsed.data, ctx);
@@ -154,15 +174,94 @@ export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): P
     return result;
   } catch (error) {
     if (error instanceof DomainError) return errorResult(error.code, error.message);
+    // The exception's text goes to the log only: it may name files, code or internals.
     ctx.log.error("tool failed", { tool: def.name, error });
     return {
       isError: true,
       content: [{
         type: "text",
-        text: `Internal error in ${def.name}: ${
-          (error as Error).message
-        }. Nothing was changed; retry or check the server log.`,
+        text: `Internal error in ${def.name}. Nothing was changed; retry or check the server log.`,
       }],
     };
   }
+}
+
+/** Arguments that are not an object, or that nest deeper than {@link LIMITS}.jsonDepth, refused unparsed. */
+function refuseArguments(tool: string, args: unknown): CallToolResult | undefined {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    const kind = args === null ? "null" : Array.isArray(args) ? "an array" : `a ${typeof args}`;
+    return errorResult(
+      "INVALID_INPUT",
+      `Invalid arguments for ${tool}: arguments must be a JSON object of named parameters, not ${kind}.`,
+    );
+  }
+  for (const [key, value] of Object.entries(args)) {
+    if (jsonDepth(value) > LIMITS.jsonDepth) {
+      return errorResult(
+        "LIMIT_EXCEEDED",
+        `Invalid arguments for ${tool}: ${
+          fieldName([key])
+        } nests deeper than ${LIMITS.jsonDepth} levels (tasks nest at most ${LIMITS.depth}). Flatten it.`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** A field path as a reader writes it: `tasks[0].name`; the whole arguments when empty. */
+function fieldName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "arguments";
+  let text = "";
+  for (const part of path) {
+    text += typeof part === "number" ? `[${part}]` : `${text === "" ? "" : "."}${String(part)}`;
+  }
+  return `\`${text}\``;
+}
+
+/** One issue in a few words, on one line. */
+function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1) {
+    return "must not be empty or blank";
+  }
+  if (issue.code === "invalid_type") {
+    return /received undefined/.test(issue.message) ? "is required" : `must be ${article(issue.expected)}`;
+  }
+  return `is invalid (${issue.message.replace(/\s+/g, " ").replace(/^Invalid input: /, "")})`;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** A `tools/call` request as the server reads it: the tool's name and its arguments, still unchecked. */
+export interface ToolCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** What the SDK passes a request handler besides the request (the log bridge needs its channel). */
+export type RequestExtra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>[1];
+
+const ToolCallRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+
+/**
+ * Answers `tools/call` with `handler`. The SDK's own registration validates the whole request
+ * first and answers arguments that are not an object with a JSON-RPC error holding a validator
+ * dump; registered through the base protocol instead, only the tool name is checked here, and the
+ * arguments reach {@link callTool}, which refuses them with one coded line.
+ */
+export function onToolCall(
+  mcp: McpServer,
+  handler: (call: ToolCall, extra: RequestExtra) => Promise<CallToolResult>,
+): void {
+  Protocol.prototype.setRequestHandler.call(mcp.server, ToolCallRequestSchema, (request, extra) => {
+    const params = request.params as { name?: unknown; arguments?: unknown } | null | undefined;
+    if (typeof params !== "object" || params === null || typeof params.name !== "string") {
+      throw new McpError(
+        RpcErrorCode.InvalidParams,
+        "tools/call needs params.name, a tool name from tools/list",
+      );
+    }
+    return handler({ name: params.name, arguments: params.arguments }, extra as RequestExtra);
+  });
 }

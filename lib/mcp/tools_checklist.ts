@@ -2,35 +2,33 @@
 import { z } from "zod";
 import { ChecklistItemSchema, markDone, MarkFailureSchema, updateTasks } from "../domain/checklist.ts";
 import { fail } from "../domain/errors.ts";
-import { RevisionSchema } from "../domain/history.ts";
+import { RevisionSchema } from "../domain/history_entry.ts";
 import { LIMITS } from "../domain/limits.ts";
-import { SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
+import { SessionIdSchema } from "../domain/schemas.ts";
 import { renderSession } from "../domain/tree_text.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 
-const sessionId = SessionIdSchema.describe("Session (one task tree)");
-
-const treeText = z.string().describe("The session's tree, one line per task");
+const sessionId = SessionIdSchema;
 
 const updateTasksTool = defineTool({
   name: "update_tasks",
   group: "checklist",
   title: "Update checklist",
   description:
-    'Replace the tasks at a path ("/" for the top level, "/a/b/" for the children of b under a). Existing taskIds keep their other fields; unlisted tasks at that path are removed.',
+    'Replace the tasks at a path ("/": top level; "/a/b/": children of b under a). Existing taskIds keep their other fields; unlisted tasks there are removed.',
   input: z.object({
     sessionId,
     path: z.string().max(LIMITS.taskIdLength * LIMITS.depth + LIMITS.depth + 1).regex(
       /^\/(?:[^\s/]+\/)*$|^$/,
       "a path looks like / or /a/b/",
     ).default("/")
-      .describe("Where to replace, e.g. / or /a/b/"),
+      .describe("Where to replace"),
     tasks: z.array(ChecklistItemSchema).describe("The new task list at that path"),
   }),
   output: z.object({
     sessionId: z.string(),
     updated: z.number().int(),
-    tree: treeText,
+    tree: z.string(),
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -55,7 +53,7 @@ const getAllTasksTool = defineTool({
   title: "Get checklist",
   description: "Show the session's whole task tree (✓ done, ◐ in progress, ○ todo).",
   input: z.object({ sessionId }),
-  output: z.object({ sessionId: z.string(), total_tasks: z.number().int(), tree: treeText }),
+  output: z.object({ sessionId: z.string(), total_tasks: z.number().int(), tree: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run({ sessionId }, { store }) {
     const { total, tree } = await store.readTree(sessionId, (t) => ({
@@ -74,12 +72,13 @@ const markDoneTool = defineTool({
     "Mark tasks done, in the order given. A parent with unfinished subtasks fails for that id, with the reason.",
   input: z.object({
     sessionId,
-    taskIds: z.array(TaskIdSchema).min(1).max(LIMITS.tasksPerCall).describe("Ids to mark done"),
+    // Each id is judged on its own (a malformed one fails alone), so any string is taken here.
+    taskIds: z.array(z.string()).min(1).max(LIMITS.tasksPerCall).describe("Ids to mark done"),
   }),
   output: z.object({
     marked: z.array(z.string()),
     failed: z.array(MarkFailureSchema),
-    tree: treeText,
+    tree: z.string(),
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

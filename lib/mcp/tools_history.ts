@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
-import { checkRestorable, HistoryEntrySchema, restoreTree, RevisionSchema } from "../domain/history.ts";
+import { checkRestorable, restoreTree } from "../domain/history.ts";
+import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
 
@@ -19,7 +20,7 @@ const taskHistoryTool = defineTool({
   name: "task_history",
   group: "history",
   title: "Task history",
-  description: "A session's recent changes, newest first: revision, time, tool, what changed.",
+  description: "A session's recent changes, newest first.",
   input: z.object({
     sessionId,
     limit: z.number().int().min(1).optional().describe("Entries, 1 to HISTORY_SIZE (default 20)"),

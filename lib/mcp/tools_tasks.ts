@@ -1,13 +1,13 @@
 /** Tool group `tasks`: the hierarchical task tree (docs/requirements.md R1–R6), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
-import { RevisionSchema } from "../domain/history.ts";
+import { RevisionSchema } from "../domain/history_entry.ts";
 import {
   CompleteResultSchema,
   CreateTaskInputSchema,
   DescriptionSchema,
   NewTaskSchema,
-  ResolutionSchema,
+  RequiredResolutionSchema,
   SessionIdSchema,
   StartResultSchema,
   StatementListSchema,
@@ -35,16 +35,16 @@ const createTaskTool = defineTool({
   group: "tasks",
   title: "Create task",
   description:
-    "Create a task, optionally with nested subtasks in one call (all or nothing). Subtasks inherit completion_criteria and constraints.",
+    "Create a task, optionally with nested subtasks (all or nothing); they inherit completion_criteria and constraints.",
   input: CreateTaskInputSchema.extend({
     sessionId,
-    id: TaskIdSchema.optional().describe("Kept if given; else generated"),
+    id: TaskIdSchema.optional().describe("Default: generated"),
     description: DescriptionSchema.optional().describe("What to do"),
     completion_criteria: StatementListSchema.optional().describe("When it is done; inherited"),
     constraints: StatementListSchema.optional().describe("Rules to keep; inherited"),
-    tasks: z.array(NewTaskSchema).optional().describe("Subtasks in order, same shape, nestable, optional id"),
+    tasks: z.array(NewTaskSchema).optional().describe("Subtasks in order, same shape"),
     parentId: CreateTaskInputSchema.shape.parentId.describe("Omit for a root task"),
-    insertIndex: CreateTaskInputSchema.shape.insertIndex.describe("Position among siblings; default last"),
+    insertIndex: CreateTaskInputSchema.shape.insertIndex.describe("Default: last"),
   }),
   output: z.object({ task: TaskSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -92,8 +92,8 @@ const listTasksTool = defineTool({
   name: "listTasks",
   group: "tasks",
   title: "List tasks",
-  description: "List the tasks at one level: the root tasks, or the subtasks of parentId.",
-  input: z.object({ sessionId, parentId: TaskIdSchema.optional().describe("List this task's subtasks") }),
+  description: "List one level: the root tasks, or the subtasks of parentId.",
+  input: z.object({ sessionId, parentId: TaskIdSchema.optional() }),
   output: z.object({ tasks: z.array(TaskViewSchema) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, parentId }, { store }) {
@@ -120,7 +120,7 @@ const updateTaskTool = defineTool({
   group: "tasks",
   title: "Update task",
   description:
-    "Change a task's fields. A status change follows the start/complete rules; a parent's status follows its subtasks. An empty list clears criteria or constraints.",
+    "Change a task's fields. Status changes follow the start/complete rules; a parent's follows its subtasks. An empty list clears criteria or constraints.",
   input: z.object({ sessionId, ...UpdateTaskInputSchema.shape, id: taskId }),
   output: z.object({ task: TaskViewSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -141,7 +141,7 @@ const deleteTaskTool = defineTool({
   input: z.object({ sessionId, id: taskId }),
   output: z.object({
     id: z.string(),
-    deleted: z.number().int().describe("Tasks removed, subtree included"),
+    deleted: z.number().int().describe("Tasks removed with the subtree"),
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
@@ -162,7 +162,7 @@ const startTaskTool = defineTool({
   group: "tasks",
   title: "Start task",
   description:
-    "Start a task. On a parent it starts the first unfinished leaf below it. Earlier siblings must be done. Returns the inherited completion criteria and constraints, and the progress table.",
+    "Start a task (on a parent: its first unfinished leaf); earlier siblings must be done. Returns the inherited completion criteria and constraints and the progress table.",
   input: z.object({ sessionId, id: taskId }),
   output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -182,11 +182,11 @@ const completeTaskTool = defineTool({
   group: "tasks",
   title: "Complete task",
   description:
-    "Complete a task with a resolution. Refused while it has unfinished subtasks. Parents complete themselves; names the next task and shows progress.",
+    "Complete a task with a resolution (refused while subtasks are unfinished). Parents complete themselves; names the next task and shows progress.",
   input: z.object({
     sessionId,
     id: taskId,
-    resolution: ResolutionSchema.min(1).describe("What was done, briefly"),
+    resolution: RequiredResolutionSchema.describe("What was done, briefly"),
   }),
   output: CompleteResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

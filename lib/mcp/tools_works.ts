@@ -95,8 +95,7 @@ const recentTool = defineTool({
   name: "get_recent_works_info",
   group: "works",
   title: "Recent works",
-  description:
-    "List saved work, most recently used first: workId, work_timestamp, work_description. Read one with get_work_by_id.",
+  description: "List saved work, most recently used first. Read one with get_work_by_id.",
   input: z.object({}),
   output: z.object({
     works: z.array(

@@ -85,33 +85,38 @@ export function watchFile(
 }
 
 /**
- * Watches one Deno KV key that every change bumps: `kv.watch` (instant for this process) and a poll
- * of the key every {@link POLL_MS} (other processes).
+ * Watches Deno KV keys that changes bump: `kv.watch` (instant for this process) and a poll of the
+ * keys every {@link POLL_MS} (other processes). A change of any of them is a change.
  */
-export function watchKvKey(kv: Deno.Kv, key: Deno.KvKey, onChange: () => void): () => void {
+export function watchKvKeys(kv: Deno.Kv, keys: readonly Deno.KvKey[], onChange: () => void): () => void {
   let stopped = false;
-  let seen: string | null | undefined;
+  const seen: (string | null | undefined)[] = keys.map(() => undefined);
   // Versionstamps grow: a late answer of the poll about an older one is no change.
-  const saw = (versionstamp: string | null) => {
+  const saw = (versionstamps: readonly (string | null)[]) => {
     if (stopped) return;
-    if (seen === undefined) {
-      seen = versionstamp;
-    } else if (versionstamp !== null && (seen === null || versionstamp > seen)) {
-      seen = versionstamp;
-      onChange();
-    }
+    let changed = false;
+    versionstamps.forEach((versionstamp, i) => {
+      const before = seen[i];
+      if (before === undefined) {
+        seen[i] = versionstamp;
+      } else if (versionstamp !== null && (before === null || versionstamp > before)) {
+        seen[i] = versionstamp;
+        changed = true;
+      }
+    });
+    if (changed) onChange();
   };
-  const stream = kv.watch([key]);
+  const stream = kv.watch([...keys]);
   const reader = stream.getReader();
   (async () => {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      saw(value[0]!.versionstamp);
+      saw(value.map((entry) => entry.versionstamp));
     }
   })().catch(() => {});
   const timer = setInterval(() => {
-    kv.get(key).then((entry) => saw(entry.versionstamp), () => {});
+    kv.getMany([...keys]).then((entries) => saw(entries.map((entry) => entry.versionstamp)), () => {});
   }, POLL_MS);
   return () => {
     stopped = true;

@@ -1,5 +1,6 @@
 /**
- * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document.
+ * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document (namespace `default` at
+ * its top level as before namespaces, the others in its optional `namespaces` block; state.ts).
  *
  * Safe for several processes on one file: every change takes an exclusive lock on `<file>.lock`,
  * re-reads the file if another process replaced it, applies the change, writes a temporary file,
@@ -13,21 +14,11 @@
  */
 import { DEFAULTS } from "../config.ts";
 import { basename, dirname, join } from "node:path";
-import type { HistoryView } from "../domain/history.ts";
-import type { ProgressDoc } from "../domain/progress_doc.ts";
-import type { TaskTree } from "../domain/task_tree.ts";
-import type { WorkEntry } from "../domain/work_lru.ts";
 import { watchFile } from "./change_feed.ts";
 import { Serial } from "./serial.ts";
 import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
-import {
-  type HistoryPage,
-  type Store,
-  StoreOpenError,
-  type StoreOptions,
-  type TreeChangeOptions,
-  type TreeUpdate,
-} from "./store.ts";
+import { Spaces, StateSpace } from "./state_space.ts";
+import { type NamespaceOption, type Space, type Store, StoreOpenError, type StoreOptions } from "./store.ts";
 
 interface FileStamp {
   ino: number | null;
@@ -58,12 +49,20 @@ export class JsonFileStore implements Store {
   #onRepair: (message: string) => void;
   #sweptTemps = false;
   readonly historySize: number;
+  readonly #spaces: Spaces<StateSpace>;
 
   private constructor(path: string, options: JsonFileStoreOptions) {
     this.path = path;
     this.#lockPath = `${path}.lock`;
     this.#onRepair = options.onRepair ?? (() => {});
     this.historySize = options.historySize ?? DEFAULTS.historySize;
+    const access = {
+      read: <T>(fn: (state: StoreState) => T) => this.#read(fn),
+      mutate: <T>(apply: (state: StoreState) => Applied<T>) => this.#mutate(apply),
+    };
+    this.#spaces = new Spaces((namespace) =>
+      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, access })
+    );
   }
 
   /** Opens the file, loading and validating it; a missing file starts empty. Throws {@link StoreOpenError}. */
@@ -73,56 +72,22 @@ export class JsonFileStore implements Store {
     return store;
   }
 
-  readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
-    return this.#read(() => fn(this.#state.sessions.get(sessionId)));
+  space(namespace: string): Space {
+    return this.#spaces.get(namespace);
   }
 
-  updateTree<T>(
-    sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
-    options: TreeChangeOptions = { tool: "store" },
-  ): Promise<TreeUpdate<T>> {
-    const historySize = this.historySize;
-    return this.#mutate((state) => state.applyTree(sessionId, fn, { ...options, historySize }));
+  listNamespaces(): Promise<string[]> {
+    return this.#read(() => this.#state.namespaces());
   }
 
-  readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
-    return this.#read(() => this.#state.readHistory(sessionId, limit, this.historySize));
+  async exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
+    const namespace = this.#checked(options);
+    return await this.#read(() => structuredClone(this.#state.toDocument(namespace)));
   }
 
-  listSessions(): Promise<string[]> {
-    return this.#read(() => [...this.#state.sessions.keys()]);
-  }
-
-  readWorks<T>(fn: (entries: ReadonlyMap<string, WorkEntry>) => T): Promise<T> {
-    return this.#read(() => fn(this.#state.works));
-  }
-
-  updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
-    return this.#mutate((state) => state.applyWorks(fn));
-  }
-
-  readProgress(project: string): Promise<ProgressDoc | undefined> {
-    return this.#read(() => this.#state.progress.get(project));
-  }
-
-  updateProgress(
-    project: string,
-    fn: (current: ProgressDoc | undefined) => ProgressDoc,
-  ): Promise<ProgressDoc> {
-    return this.#mutate((state) => state.applyProgress(project, fn));
-  }
-
-  listProjects(): Promise<string[]> {
-    return this.#read(() => [...this.#state.progress.keys()]);
-  }
-
-  exportDocument(): Promise<StoreDocument> {
-    return this.#read(() => structuredClone(this.#state.toDocument()));
-  }
-
-  importState(state: StoreState): Promise<void> {
-    return this.#mutate((current) => current.replaceWith(state));
+  async importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {
+    const namespace = this.#checked(options);
+    return await this.#mutate((current) => current.replaceWith(state, namespace));
   }
 
   watch(onChange: () => void): () => void {
@@ -133,10 +98,14 @@ export class JsonFileStore implements Store {
     return this.#serial.run(() => Promise.resolve());
   }
 
-  #read<T>(fn: () => T): Promise<T> {
+  #checked(options: NamespaceOption): string | undefined {
+    return options.namespace === undefined ? undefined : this.#spaces.get(options.namespace).namespace;
+  }
+
+  #read<T>(fn: (state: StoreState) => T): Promise<T> {
     return this.#serial.run(async () => {
       await this.#refresh();
-      return fn();
+      return fn(this.#state);
     });
   }
 
@@ -262,9 +231,7 @@ export class JsonFileStore implements Store {
 
   async #write(): Promise<void> {
     const rev = randomRev();
-    const { sessions, works, progress } = this.#state.toDocument();
-    const head = JSON.stringify({ version: 1, rev, sessions, works, progress });
-    const data = new TextEncoder().encode(`${head.slice(0, -1)},"history":${this.#state.historyJson()}}`);
+    const data = new TextEncoder().encode(this.#state.toFileText(rev));
     const tmp = `${this.path}.${Deno.pid}.tmp`;
     let stamp: FileStamp;
     const file = await Deno.open(tmp, { write: true, create: true, truncate: true });

@@ -1,18 +1,9 @@
 /** The default store: everything in memory, no file operations (R4.2, R4.5). */
 import { DEFAULTS } from "../config.ts";
-import type { HistoryView } from "../domain/history.ts";
-import type { ProgressDoc } from "../domain/progress_doc.ts";
-import type { TaskTree } from "../domain/task_tree.ts";
-import type { WorkEntry } from "../domain/work_lru.ts";
 import { Listeners } from "./change_feed.ts";
-import { type StoreDocument, StoreState } from "./state.ts";
-import {
-  type HistoryPage,
-  type Store,
-  type StoreOptions,
-  type TreeChangeOptions,
-  type TreeUpdate,
-} from "./store.ts";
+import { type Applied, type StoreDocument, StoreState } from "./state.ts";
+import { Spaces, StateSpace } from "./state_space.ts";
+import type { NamespaceOption, Space, Store, StoreOptions } from "./store.ts";
 
 /** A store that lives as long as the process. */
 export class MemoryStore implements Store {
@@ -20,64 +11,36 @@ export class MemoryStore implements Store {
   #state = new StoreState();
   #listeners = new Listeners();
   readonly historySize: number;
+  readonly #spaces: Spaces<StateSpace>;
 
   constructor(options: StoreOptions = {}) {
     this.historySize = options.historySize ?? DEFAULTS.historySize;
-  }
-
-  readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
-    return Promise.resolve().then(() => fn(this.#state.sessions.get(sessionId)));
-  }
-
-  updateTree<T>(
-    sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
-    options: TreeChangeOptions = { tool: "store" },
-  ): Promise<TreeUpdate<T>> {
-    return Promise.resolve().then(() =>
-      this.#changed(
-        this.#state.applyTree(sessionId, fn, { ...options, historySize: this.historySize }).result,
-      )
+    const access = {
+      read: <T>(fn: (state: StoreState) => T) => Promise.resolve().then(() => fn(this.#state)),
+      mutate: <T>(apply: (state: StoreState) => Applied<T>) =>
+        Promise.resolve().then(() => this.#changed(apply(this.#state).result)),
+    };
+    this.#spaces = new Spaces((namespace) =>
+      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, access })
     );
   }
 
-  readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
-    return Promise.resolve().then(() => this.#state.readHistory(sessionId, limit, this.historySize));
+  space(namespace: string): Space {
+    return this.#spaces.get(namespace);
   }
 
-  listSessions(): Promise<string[]> {
-    return Promise.resolve([...this.#state.sessions.keys()]);
+  listNamespaces(): Promise<string[]> {
+    return Promise.resolve().then(() => this.#state.namespaces());
   }
 
-  readWorks<T>(fn: (entries: ReadonlyMap<string, WorkEntry>) => T): Promise<T> {
-    return Promise.resolve().then(() => fn(this.#state.works));
+  exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
+    return Promise.resolve().then(() => structuredClone(this.#state.toDocument(this.#checked(options))));
   }
 
-  updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
-    return Promise.resolve().then(() => this.#changed(this.#state.applyWorks(fn).result));
-  }
-
-  readProgress(project: string): Promise<ProgressDoc | undefined> {
-    return Promise.resolve(this.#state.progress.get(project));
-  }
-
-  updateProgress(
-    project: string,
-    fn: (current: ProgressDoc | undefined) => ProgressDoc,
-  ): Promise<ProgressDoc> {
-    return Promise.resolve().then(() => this.#changed(this.#state.applyProgress(project, fn).result));
-  }
-
-  listProjects(): Promise<string[]> {
-    return Promise.resolve([...this.#state.progress.keys()]);
-  }
-
-  exportDocument(): Promise<StoreDocument> {
-    return Promise.resolve().then(() => structuredClone(this.#state.toDocument()));
-  }
-
-  importState(state: StoreState): Promise<void> {
-    return Promise.resolve().then(() => this.#changed(this.#state.replaceWith(state).result));
+  importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {
+    return Promise.resolve().then(() =>
+      this.#changed(this.#state.replaceWith(state, this.#checked(options)).result)
+    );
   }
 
   watch(onChange: () => void): () => void {
@@ -86,6 +49,10 @@ export class MemoryStore implements Store {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  #checked(options: NamespaceOption): string | undefined {
+    return options.namespace === undefined ? undefined : this.#spaces.get(options.namespace).namespace;
   }
 
   #changed<T>(result: T): T {

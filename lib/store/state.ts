@@ -1,6 +1,7 @@
 /**
  * The whole store as plain in-memory state, with undoable changes and its JSON document form.
  * The memory store is this state; the JSON file store loads it from and writes it to its file.
+ * A {@link StoreState} holds one {@link SpaceState} per namespace (README "Namespaces").
  */
 import { z } from "zod";
 import {
@@ -14,24 +15,55 @@ import {
 } from "../domain/history.ts";
 import { repairInvariants } from "../domain/invariants.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../domain/progress_doc.ts";
-import { SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
+import { DEFAULT_NAMESPACE, NamespaceSchema, SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
 import { TaskTree } from "../domain/task_tree.ts";
 import { type WorkEntry, WorkEntrySchema } from "../domain/work_lru.ts";
 import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "./store.ts";
 
 /**
- * The store document: every session's roots (R4.6), the work entries and the progress documents.
- * The JSON file store adds `rev`, a random name of each write, right after `version` (it tells the
- * store cheaply whether another process rewrote the file), and `history`, each session's revision
- * and history entries (README "History and undo"); exports leave both out.
+ * One namespace's data in a document: every session's roots (R4.6), the work entries, the progress
+ * documents, and `history`, each session's revision and history entries (README "History and
+ * undo"; exports leave it out).
  */
-export const StoreDocumentSchema = z.object({
-  version: z.literal(1),
-  rev: z.string().optional(),
+export const SpaceDocumentSchema = z.object({
   sessions: z.record(SessionIdSchema, z.array(TaskSchema)),
   works: z.array(WorkEntrySchema).default([]),
   progress: z.record(z.string(), ProgressDocSchema).default({}),
   history: z.record(SessionIdSchema, SessionHistorySchema).optional(),
+});
+/** See {@link SpaceDocumentSchema}. */
+export type SpaceDocument = z.infer<typeof SpaceDocumentSchema>;
+
+/**
+ * A record keyed by names that may be `__proto__` or `constructor` (valid namespace names): zod's
+ * record drops a `__proto__` key, so the object is checked as a map and rebuilt with own properties.
+ */
+function namedRecord<V extends z.ZodType>(key: z.ZodType<string>, value: V) {
+  return z.preprocess(
+    (input) =>
+      input !== null && typeof input === "object" && !Array.isArray(input)
+        ? new Map(Object.entries(input))
+        : input,
+    z.map(key, value),
+  ).transform((map) => Object.fromEntries(map) as Record<string, z.output<V>>);
+}
+
+/** A namespace named in a document's `namespaces` block: any valid name but `default` (top level). */
+const OtherNamespaceSchema = NamespaceSchema.refine((name) => name !== DEFAULT_NAMESPACE, {
+  message: `namespace "${DEFAULT_NAMESPACE}" is the document's top level, not an entry of "namespaces"`,
+});
+
+/**
+ * The store document: namespace `default` at the top level (the format from before namespaces,
+ * unchanged), the other namespaces in the optional `namespaces` block. The JSON file store adds
+ * `rev`, a random name of each write, right after `version` (it tells the store cheaply whether
+ * another process rewrote the file); exports leave it out.
+ */
+export const StoreDocumentSchema = z.object({
+  version: z.literal(1),
+  rev: z.string().optional(),
+  ...SpaceDocumentSchema.shape,
+  namespaces: namedRecord(OtherNamespaceSchema, SpaceDocumentSchema).optional(),
 });
 /** See {@link StoreDocumentSchema}. */
 export type StoreDocument = z.infer<typeof StoreDocumentSchema>;
@@ -64,25 +96,21 @@ export interface Applied<T> {
   undo: () => void;
 }
 
-/** See the module doc. */
-export class StoreState {
+/** One namespace's data (see the module doc). */
+export class SpaceState {
   readonly sessions = new Map<string, TaskTree>();
   readonly works = new Map<string, WorkEntry>();
   readonly progress = new Map<string, ProgressDoc>();
   /** Each changed session's revision and kept history entries. */
   readonly history = new Map<string, SessionHistory>();
 
-  /** Builds state from a validated file value; returns it with the invariant repairs it needed. */
-  static fromFile(value: z.infer<typeof StoreFileSchema>): { state: StoreState; repairs: string[] } {
-    const doc: StoreDocument = Array.isArray(value)
-      ? { version: 1, sessions: { default: value }, works: [], progress: {} }
-      : value;
-    const state = new StoreState();
-    const repairs: string[] = [];
+  /** Fills a space from a validated document part; `where` prefixes its repair messages. */
+  static fromDocument(doc: SpaceDocument, repairs: string[], where = ""): SpaceState {
+    const state = new SpaceState();
     for (const [id, roots] of Object.entries(doc.sessions)) {
       const tree = new TaskTree(roots);
       tree.transact((t) => {
-        for (const fix of repairInvariants(t)) repairs.push(`session "${id}": ${fix}`);
+        for (const fix of repairInvariants(t)) repairs.push(`${where}session "${id}": ${fix}`);
       });
       state.sessions.set(id, tree);
     }
@@ -93,16 +121,20 @@ export class StoreState {
     for (const [id, history] of Object.entries(doc.history ?? {})) {
       if (state.sessions.has(id)) state.history.set(id, history);
     }
-    return { state, repairs };
+    return state;
   }
 
-  /** The document to write; it shares the live tasks and entries (clone it to keep it). */
-  toDocument(): StoreDocument {
+  /** Whether the space holds nothing: no session, work entry or progress document. */
+  get empty(): boolean {
+    return this.sessions.size === 0 && this.works.size === 0 && this.progress.size === 0;
+  }
+
+  /** The space's part of a document, without history; it shares the live tasks and entries (clone it to keep it). */
+  toDocument(): Omit<SpaceDocument, "history"> {
     const sessions: Record<string, unknown> = {};
     for (const [id, tree] of this.sessions) sessions[id] = tree.roots;
     return {
-      version: 1,
-      sessions: sessions as StoreDocument["sessions"],
+      sessions: sessions as SpaceDocument["sessions"],
       works: [...this.works.values()],
       progress: Object.fromEntries(this.progress),
     };
@@ -131,7 +163,7 @@ export class StoreState {
    * Replaces everything with `other`'s contents (taken, not copied); undo restores the old. History
    * does not come along: the sessions start again at revision 0 (an import is not undone by a restore).
    */
-  replaceWith(other: StoreState): Applied<void> {
+  replaceWith(other: SpaceState): Applied<void> {
     const before = [
       new Map(this.sessions),
       new Map(this.works),
@@ -248,4 +280,90 @@ export class StoreState {
       },
     };
   }
+}
+
+/** See the module doc: the spaces by namespace name; `default` always exists. */
+export class StoreState {
+  readonly #spaces = new Map<string, SpaceState>([[DEFAULT_NAMESPACE, new SpaceState()]]);
+
+  /** Builds state from a validated file value; returns it with the invariant repairs it needed. */
+  static fromFile(value: z.infer<typeof StoreFileSchema>): { state: StoreState; repairs: string[] } {
+    const state = new StoreState();
+    const repairs: string[] = [];
+    if (Array.isArray(value)) {
+      state.#spaces.set(
+        DEFAULT_NAMESPACE,
+        SpaceState.fromDocument({ sessions: { default: value }, works: [], progress: {} }, repairs),
+      );
+      return { state, repairs };
+    }
+    state.#spaces.set(DEFAULT_NAMESPACE, SpaceState.fromDocument(value, repairs));
+    for (const [name, doc] of Object.entries(value.namespaces ?? {})) {
+      state.#spaces.set(name, SpaceState.fromDocument(doc, repairs, `namespace "${name}": `));
+    }
+    return { state, repairs };
+  }
+
+  /** The state of `namespace`, created empty when absent. */
+  space(namespace: string): SpaceState {
+    let space = this.#spaces.get(namespace);
+    if (!space) this.#spaces.set(namespace, space = new SpaceState());
+    return space;
+  }
+
+  /** The namespaces that hold anything, `default` first, then by name. */
+  namespaces(): string[] {
+    return sortNamespaces([...this.#spaces].filter(([, space]) => !space.empty).map(([name]) => name));
+  }
+
+  /**
+   * The document to write, without history; it shares the live tasks and entries (clone it to keep
+   * it). With `namespace`, that namespace alone as a document of its own (at the top level).
+   */
+  toDocument(namespace?: string): StoreDocument {
+    if (namespace !== undefined) return { version: 1, ...this.space(namespace).toDocument() };
+    const doc: StoreDocument = { version: 1, ...this.space(DEFAULT_NAMESPACE).toDocument() };
+    const others = this.namespaces().filter((name) => name !== DEFAULT_NAMESPACE);
+    if (others.length > 0) {
+      doc.namespaces = Object.fromEntries(others.map((name) => [name, this.space(name).toDocument()]));
+    }
+    return doc;
+  }
+
+  /**
+   * The whole state as the JSON text the file store writes: {@link toDocument} with each space's
+   * history, and `rev` right after `version`.
+   */
+  toFileText(rev: string): string {
+    const part = (space: SpaceState) => {
+      const json = JSON.stringify(space.toDocument());
+      return `${json.slice(0, -1)},"history":${space.historyJson()}}`;
+    };
+    const top = part(this.space(DEFAULT_NAMESPACE));
+    const others = this.namespaces().filter((name) => name !== DEFAULT_NAMESPACE);
+    const namespaces = others.length === 0
+      ? ""
+      : `,"namespaces":{${
+        others.map((name) => `${JSON.stringify(name)}:${part(this.space(name))}`).join(",")
+      }}`;
+    return `{"version":1,"rev":${JSON.stringify(rev)},${top.slice(1, -1)}${namespaces}}`;
+  }
+
+  /**
+   * Replaces everything with `other`'s contents (taken, not copied); undo restores the old. With
+   * `namespace`, only that namespace, with `other`'s `default` space. History does not come along.
+   */
+  replaceWith(other: StoreState, namespace?: string): Applied<void> {
+    if (namespace !== undefined) return this.space(namespace).replaceWith(other.space(DEFAULT_NAMESPACE));
+    const names = new Set([...this.#spaces.keys(), ...other.#spaces.keys()]);
+    const undos = [...names].map((name) => this.space(name).replaceWith(other.space(name)).undo);
+    return { result: undefined, undo: () => undos.forEach((undo) => undo()) };
+  }
+}
+
+/** Namespace names in the order they are listed: `default` first, then by name. */
+export function sortNamespaces(names: Iterable<string>): string[] {
+  return [...new Set(names)].sort((a, b) =>
+    a === DEFAULT_NAMESPACE ? -1 : b === DEFAULT_NAMESPACE ? 1 : a < b ? -1 : a > b ? 1 : 0
+  );
 }

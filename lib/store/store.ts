@@ -1,15 +1,19 @@
 /**
- * The one store interface behind every tool: task trees per session, the work-info entries and the
- * progress documents. Memory, JSON file and Deno KV implement it and pass the same contract tests.
+ * The one store interface behind every tool: namespaces (README "Namespaces"), each a {@link Space}
+ * with its task trees per session, its work-info entries and its progress documents. Memory, JSON
+ * file and Deno KV implement it and pass the same contract tests.
  *
  * Changes run as callbacks on the current state: the callback is synchronous and may throw a
  * `DomainError`, in which case nothing is kept. A returned promise resolves only after the change
  * is durable in the store (the reply waits for it).
  */
-import type { HistoryEntry, HistoryView } from "../domain/history.ts";
+import type { HistoryView } from "../domain/history.ts";
+import type { HistoryEntry } from "../domain/history_entry.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
+import { fail } from "../domain/errors.ts";
+import { isNamespace, NAMESPACE_RULE } from "../domain/schemas.ts";
 import type { StoreDocument, StoreState } from "./state.ts";
 
 /** Which implementation a store is (reported by `/healthz`). */
@@ -46,9 +50,11 @@ export interface HistoryPage {
   entries: HistoryEntry[];
 }
 
-/** See the module doc. */
-export interface Store {
-  /** Which implementation this is. */
+/** One namespace's data: everything tools read and change. Two spaces never see each other's data. */
+export interface Space {
+  /** The namespace's name. */
+  readonly namespace: string;
+  /** Which implementation holds it. */
   readonly kind: StoreKind;
   /** History entries kept per session (`HISTORY_SIZE`); 0 keeps none. */
   readonly historySize: number;
@@ -81,13 +87,38 @@ export interface Store {
   ): Promise<ProgressDoc>;
   /** Names of the projects that have a document. */
   listProjects(): Promise<string[]>;
-  /** The whole store as one document, read as one consistent snapshot (`deno task export`). */
-  exportDocument(): Promise<StoreDocument>;
+}
+
+/** Which namespace an export or import covers; without one, every namespace. */
+export interface NamespaceOption {
+  namespace?: string;
+}
+
+/** The whole store: every namespace (see the module doc). */
+export interface Store {
+  /** Which implementation this is. */
+  readonly kind: StoreKind;
+  /** History entries kept per session (`HISTORY_SIZE`); 0 keeps none. */
+  readonly historySize: number;
+  /**
+   * The space of `namespace` (`default` holds everything stored before namespaces); the same object
+   * on every call. Throws a `DomainError` (`INVALID_INPUT`) for an invalid name.
+   */
+  space(namespace: string): Space;
+  /** The namespaces that hold anything (a session, a work entry or a progress document), `default` first, then by name. */
+  listNamespaces(): Promise<string[]>;
+  /**
+   * The store as one document, read as one consistent snapshot (`deno task export`): every namespace
+   * (`default` at the top level, the others in `namespaces`), or with `namespace` that one alone at
+   * the top level.
+   */
+  exportDocument(options?: NamespaceOption): Promise<StoreDocument>;
   /**
    * Replaces the whole store with `state` in one atomic change (`deno task import`): on any
-   * failure nothing changed. `state` comes validated from {@link StoreState.fromFile}.
+   * failure nothing changed. With `namespace`, replaces only that namespace, with `state`'s
+   * `default` space. `state` comes validated from {@link StoreState.fromFile}.
    */
-  importState(state: StoreState): Promise<void>;
+  importState(state: StoreState, options?: NamespaceOption): Promise<void>;
   /**
    * Calls `onChange` soon after any change to the store, made by this process or by another one
    * sharing it (the dashboard's live updates); returns the function that stops watching.
@@ -103,4 +134,12 @@ export class StoreOpenError extends Error {
     super(message, options);
     this.name = "StoreOpenError";
   }
+}
+
+/** Checks a namespace name for {@link Store.space}; throws `INVALID_INPUT` naming the rule. */
+export function checkNamespace(namespace: string): string {
+  if (!isNamespace(namespace)) {
+    fail("INVALID_INPUT", `Invalid namespace ${JSON.stringify(namespace)}: ${NAMESPACE_RULE}.`);
+  }
+  return namespace;
 }

@@ -1,26 +1,33 @@
 /**
- * Export and import of a whole store as one JSON document (`deno task export`, `deno task import`),
- * to move a plan between the JSON file, a local Deno KV and Deno Deploy.
+ * Export and import of a whole store, or of one namespace, as one JSON document (`deno task export`,
+ * `deno task import`, with `--namespace NAME`), to move a plan between the JSON file, a local Deno KV
+ * and Deno Deploy, or from one namespace to another.
  *
  * An import is validated completely first (JSON, the same zod schemas as the stores use, duplicate
  * ids, the documented limits) and then applied in one atomic change, so any error changes nothing.
  */
 import { DomainError, fail } from "../domain/errors.ts";
 import { checkTreeShape } from "../domain/limits.ts";
-import { StoreState, validateStoreFile } from "./state.ts";
-import type { Store } from "./store.ts";
+import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
+import { type SpaceDocument, StoreState, validateStoreFile } from "./state.ts";
+import type { NamespaceOption, Store } from "./store.ts";
 
-/** The store as the JSON text of one document (what `deno task export` prints). */
-export async function exportStore(store: Store): Promise<string> {
-  return JSON.stringify(await store.exportDocument(), null, 1) + "\n";
+/**
+ * The store as the JSON text of one document (what `deno task export` prints): every namespace, or
+ * with `namespace` that one alone, at the document's top level (so it imports into any namespace).
+ */
+export async function exportStore(store: Store, options: NamespaceOption = {}): Promise<string> {
+  return JSON.stringify(await store.exportDocument(options), null, 1) + "\n";
 }
 
 /** A validated import: the state to write, and the invariant repairs it needed. */
 export interface ParsedImport {
   state: StoreState;
   repairs: string[];
-  /** Sessions, tasks, work entries and progress documents in it. */
+  /** Sessions, tasks, work entries and progress documents in it (all namespaces). */
   counts: { sessions: number; tasks: number; works: number; progress: number };
+  /** The namespaces it holds data for, `default` first. */
+  namespaces: string[];
 }
 
 /**
@@ -38,28 +45,39 @@ export function parseImport(text: string): ParsedImport {
   if (parsed.problem !== undefined) {
     fail("INVALID_INPUT", `The document is not a task store: ${parsed.problem}.`);
   }
-  const sessions = Array.isArray(parsed.data) ? { default: parsed.data } : parsed.data.sessions;
+  const parts: [string, Pick<SpaceDocument, "sessions">][] = Array.isArray(parsed.data)
+    ? [[DEFAULT_NAMESPACE, { sessions: { default: parsed.data } }]]
+    : [[DEFAULT_NAMESPACE, parsed.data], ...Object.entries(parsed.data.namespaces ?? {})];
   let tasks = 0;
-  for (const [id, roots] of Object.entries(sessions)) {
-    tasks += checkTreeShape(roots, { existing: 0, where: `Session "${id}": ` });
+  for (const [namespace, part] of parts) {
+    const where = namespace === DEFAULT_NAMESPACE ? "" : `Namespace "${namespace}", `;
+    for (const [id, roots] of Object.entries(part.sessions)) {
+      tasks += checkTreeShape(roots, { existing: 0, where: `${where}Session "${id}": ` });
+    }
   }
   const { state, repairs } = StoreState.fromFile(parsed.data);
-  return {
-    state,
-    repairs,
-    counts: { sessions: state.sessions.size, tasks, works: state.works.size, progress: state.progress.size },
-  };
+  const counts = { sessions: 0, tasks, works: 0, progress: 0 };
+  const namespaces = state.namespaces();
+  for (const namespace of namespaces) {
+    const space = state.space(namespace);
+    counts.sessions += space.sessions.size;
+    counts.works += space.works.size;
+    counts.progress += space.progress.size;
+  }
+  return { state, repairs, counts, namespaces };
 }
 
 /** Options of {@link importStore}. */
-export interface ImportOptions {
-  /** Replace a store that already holds data (otherwise refused). */
+export interface ImportOptions extends NamespaceOption {
+  /** Replace a store (or namespace) that already holds data (otherwise refused). */
   replace?: boolean;
 }
 
 /**
- * Validates `text` and replaces the store's contents with it in one atomic change. Refuses a store
- * that already holds data unless `replace` is set. Returns what was imported.
+ * Validates `text` and replaces the store's contents with it in one atomic change; with `namespace`,
+ * only that namespace's, from a document of one namespace (an export with `--namespace`, or one
+ * without a `namespaces` block). Refuses a target that already holds data unless `replace` is set.
+ * Returns what was imported.
  */
 export async function importStore(
   store: Store,
@@ -67,19 +85,33 @@ export async function importStore(
   options: ImportOptions = {},
 ): Promise<ParsedImport> {
   const parsed = parseImport(text);
+  const { namespace } = options;
+  const target = namespace === undefined ? undefined : store.space(namespace);
+  const others = parsed.namespaces.filter((name) => name !== DEFAULT_NAMESPACE);
+  if (target && others.length > 0) {
+    fail(
+      "INVALID_INPUT",
+      `The document holds several namespaces (${
+        parsed.namespaces.join(", ")
+      }): import it whole without --namespace, or export one namespace with --namespace and import that.`,
+    );
+  }
   if (!options.replace) {
-    const [sessions, projects, works] = await Promise.all([
-      store.listSessions(),
-      store.listProjects(),
-      store.readWorks((entries) => entries.size),
-    ]);
-    if (sessions.length + projects.length + works > 0) {
+    const spaces = target ? [target] : (await store.listNamespaces()).map((name) => store.space(name));
+    let [sessions, projects, works] = [0, 0, 0];
+    for (const space of spaces) {
+      sessions += (await space.listSessions()).length;
+      projects += (await space.listProjects()).length;
+      works += await space.readWorks((entries) => entries.size);
+    }
+    if (sessions + projects + works > 0) {
+      const what = target ? `namespace "${target.namespace}"` : "store";
       throw new DomainError(
         "INVALID_INPUT",
-        `The target store is not empty (${sessions.length} sessions, ${works} work entries, ${projects.length} progress documents). Pass --replace to overwrite all of it, or export it first.`,
+        `The target ${what} is not empty (${sessions} sessions, ${works} work entries, ${projects} progress documents). Pass --replace to overwrite all of it, or export it first.`,
       );
     }
   }
-  await store.importState(parsed.state);
+  await store.importState(parsed.state, { namespace });
   return parsed;
 }

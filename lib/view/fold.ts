@@ -55,6 +55,11 @@ export interface FoldOptions {
   open?: Iterable<string>;
   /** What the call being shown did, by task id: those rows carry it, and their ancestors are unfolded. */
   changes?: ReadonlyMap<string, TaskChange>;
+  /**
+   * Siblings shown per list before the rest is folded into "more" rows (default {@link SIBLING_WINDOW});
+   * a smaller window keeps a read small (lib/view/budget.ts).
+   */
+  window?: number;
 }
 
 /** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
@@ -75,14 +80,16 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
   }
   const activeId = focus?.active ? focus.task.id : undefined;
   const changes = options.changes;
+  const window = Math.max(1, options.window ?? SIBLING_WINDOW);
+  const before = Math.min(WINDOW_BEFORE, Math.floor((window - 1) / 2));
   const rows: Row[] = [];
   const level = (list: readonly Task[], depth: number, parentId: string | null) => {
     const onPath = list.findIndex((t) => path.has(t.id) || open.has(t.id));
     let from = 0;
     let to = list.length;
-    if (list.length > SIBLING_WINDOW) {
-      from = onPath === -1 ? 0 : Math.max(0, Math.min(onPath - WINDOW_BEFORE, list.length - SIBLING_WINDOW));
-      to = from + SIBLING_WINDOW;
+    if (list.length > window) {
+      from = onPath === -1 ? 0 : Math.max(0, Math.min(onPath - before, list.length - window));
+      to = from + window;
     }
     if (from > 0) rows.push(moreRow(depth, parentId, 0, from));
     for (let i = from; i < to; i++) {

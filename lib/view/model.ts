@@ -6,6 +6,7 @@
  * (render.ts). These schemas are the single source of its types; browser code imports the types only.
  */
 import { z } from "zod";
+import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
 
 const Status = z.enum(["todo", "in_progress", "done"]);
 
@@ -66,23 +67,17 @@ export const FocusSchema = z.object({
   path: z.array(z.object({ id: z.string(), name: z.string() })),
   criteria: z.array(RuleSchema),
   constraints: z.array(RuleSchema),
+  /** Criteria and constraints left out to keep one read small (the chat view; see lib/view/budget.ts). */
+  rules_cut: z.number().int().positive().optional(),
+  /** Whether the description was cut for the same reason. */
+  description_cut: z.boolean().optional(),
 });
 /** See {@link FocusSchema}. */
 export type Focus = z.infer<typeof FocusSchema>;
 
-/** One change in a session's history (newest first in lists). */
-export const HistoryEntrySchema = z.object({
-  revision: z.number().int().positive(),
-  at: z.string(),
-  tool: z.string(),
-  summary: z.string(),
-});
-/** See {@link HistoryEntrySchema}. */
-export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
-
 /** A session's history as the store offers it: the current revision and the newest entries. */
 export const HistoryViewSchema = z.object({
-  revision: z.number().int().nonnegative(),
+  revision: RevisionSchema,
   entries: z.array(HistoryEntrySchema),
 });
 /** See {@link HistoryViewSchema}. */

@@ -13,6 +13,7 @@ import type {
   NamespaceView,
   Row,
   SessionView,
+  TaskChange,
   TaskRow,
   WorkView,
 } from "./model.ts";
@@ -124,7 +125,7 @@ function taskRowNode(row: TaskRow): VElement {
     ),
     h("span", { class: "name" }, row.name),
     h("span", { class: "id" }, row.id),
-    row.change && h("span", { class: "change" }, row.change),
+    row.change && h("span", { class: `change c-${row.change}` }, row.change),
     folder &&
       h(
         "span",
@@ -200,9 +201,16 @@ export function focusPanel(focus: Focus | null, next: SessionView["next"]): VEle
       focus.path.map((step) => h("li", { "data-id": step.id }, step.name)),
     ),
     h("p", { class: "focus-name" }, h("span", { class: "mark" }, STATUS_MARKS.in_progress), " ", focus.name),
-    focus.description !== "" && h("p", { class: "description" }, focus.description),
+    focus.description !== "" &&
+      h("p", { class: "description" }, focus.description + (focus.description_cut ? " …" : "")),
     rules("Completion criteria", "criteria", focus.criteria),
     rules("Constraints", "constraints", focus.constraints),
+    focus.rules_cut !== undefined &&
+      h(
+        "p",
+        { class: "empty rules-cut" },
+        `${focus.rules_cut} more criteria or constraints not shown (too long for one view).`,
+      ),
   );
 }
 
@@ -248,6 +256,23 @@ export function sessionPanel(view: SessionView): VElement {
       ? h("p", { class: "empty" }, "No tasks in this session.")
       : h("ol", { class: "tree", "aria-label": "Tasks" }, rowNodes(view.rows)),
     historyList(view.history),
+  );
+}
+
+/** One line on what the call shown did: `started 1 · completed 2 · added 3` (nothing when it changed nothing). */
+export function changeSummary(changes: Readonly<Record<string, TaskChange>>): VElement | null {
+  const counts = new Map<TaskChange, number>();
+  for (const change of Object.values(changes)) counts.set(change, (counts.get(change) ?? 0) + 1);
+  if (counts.size === 0) return null;
+  return h(
+    "p",
+    { id: "changed", class: "changed" },
+    "This call: ",
+    [...counts].map(([change, n], i) => [
+      i > 0 ? " · " : "",
+      h("span", { class: `change c-${change}` }, change),
+      ` ${n}`,
+    ]).flat(),
   );
 }
 

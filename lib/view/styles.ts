@@ -4,21 +4,27 @@
  * its theme; light and dark follow the system otherwise.
  */
 
-/** The view's stylesheet. */
+const LIGHT = `--bg: #fbfbfa; --fg: #1d1f21; --muted: #6a6f75; --line: #dfe1e4; --card: #ffffff;
+  --accent: #2457c5; --path: #eef3ff; --active: #fff4d6; --done: #2e7d32; --doing: #b26a00; --todo: #6a6f75;`;
+const DARK = `--bg: #15171a; --fg: #e6e6e6; --muted: #9aa0a6; --line: #30343a; --card: #1d2024;
+  --accent: #8fb0ff; --path: #1f2a40; --active: #3a3018; --done: #7bc47f; --doing: #f0b458; --todo: #9aa0a6;`;
+
+/**
+ * The view's stylesheet. A host's theme (`data-theme` on the root, as MCP Apps set it) wins over
+ * the system's.
+ */
 export const VIEW_CSS = `
 :root {
   color-scheme: light dark;
-  --bg: #fbfbfa; --fg: #1d1f21; --muted: #6a6f75; --line: #dfe1e4; --card: #ffffff;
-  --accent: #2457c5; --path: #eef3ff; --active: #fff4d6; --done: #2e7d32; --doing: #b26a00; --todo: #6a6f75;
+  ${LIGHT}
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   font-size: 15px; line-height: 1.45;
 }
 @media (prefers-color-scheme: dark) {
-  :root {
-    --bg: #15171a; --fg: #e6e6e6; --muted: #9aa0a6; --line: #30343a; --card: #1d2024;
-    --accent: #8fb0ff; --path: #1f2a40; --active: #3a3018; --done: #7bc47f; --doing: #f0b458; --todo: #9aa0a6;
-  }
+  :root:not([data-theme="light"]) { ${DARK} }
 }
+:root[data-theme="light"] { color-scheme: light; ${LIGHT} }
+:root[data-theme="dark"] { color-scheme: dark; ${DARK} }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); overflow-wrap: anywhere; }
 h1 { font-size: 1.1rem; margin: 0; }
@@ -52,7 +58,8 @@ ul, ol { margin: 0; padding-left: 1.2rem; }
 .name { flex: 0 1 auto; }
 .id, .count { font-size: .75rem; color: var(--muted); font-family: ui-monospace, monospace; }
 .count { margin-left: auto; white-space: nowrap; }
-.change { font-size: .7rem; padding: 0 .3rem; border-radius: 3px; background: var(--path); color: var(--accent); }
+.change { font-size: .7rem; padding: 0 .3rem; border-radius: 3px; white-space: nowrap; background: var(--path); color: var(--accent); }
+.c-started { color: var(--doing); } .c-completed { color: var(--done); }
 ${
   Array.from({ length: 13 }, (_, d) =>
     `.d-${d} { padding-left: calc(.3rem + ${d} * var(--indent, 1.1rem)); }`).join("\n")

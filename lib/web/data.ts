@@ -1,27 +1,19 @@
 /**
- * What the dashboard reads: the namespaces a credential may see, each a store, and from them the
- * view model (lib/view) of the page, of one session and of a folded part. Read-only.
+ * What the dashboard reads: the namespaces a credential may see (README "Namespaces"), each a space
+ * of the store, and from them the view model (lib/view) of the page, of one session and of a folded
+ * part. Read-only.
  */
 import type { ProgressDoc } from "../domain/progress_doc.ts";
+import { isNamespace } from "../domain/schemas.ts";
+import { sortNamespaces } from "../store/state.ts";
+import type { Space, Store } from "../store/store.ts";
 import { buildSessionView, documentViews, summarizeSession, workViews } from "../view/build.ts";
 import { childRows, MAX_OPEN } from "../view/fold.ts";
-import type { ChildrenView, HistoryView, NamespaceView, PageView, SessionView } from "../view/model.ts";
-import type { Store } from "../store/store.ts";
+import type { ChildrenView, NamespaceView, PageView, SessionView } from "../view/model.ts";
 import { type Credential, mayUse } from "../access/credential.ts";
 
 /** History entries a page shows. */
 export const HISTORY_SHOWN = 20;
-
-/** A namespace: its name, its store, and its history reader when the store keeps history. */
-export interface Space {
-  name: string;
-  store: Store;
-  /** The session's history, newest first, at most `limit` entries; null when none is kept. */
-  history?: (sessionId: string, limit: number) => Promise<HistoryView | null>;
-}
-
-/** Which namespaces exist (today one, `default`); the dashboard filters them by credential. */
-export type Spaces = () => Promise<Space[]>;
 
 /** What a page asks for: a namespace and session (defaults: the first with work in progress) and opened ids. */
 export interface PageQuery {
@@ -32,30 +24,41 @@ export interface PageQuery {
 
 /** Reads the view models for a credential. */
 export class DashboardData {
-  readonly #spaces: Spaces;
+  readonly #store: Store;
 
-  constructor(spaces: Spaces) {
-    this.#spaces = spaces;
+  constructor(store: Store) {
+    this.#store = store;
   }
 
-  /** The spaces `credential` may see, in order. */
+  /**
+   * The spaces `credential` may see: with `"*"`, its own namespace and every namespace that holds
+   * anything (`default` first, then by name); else the namespaces it lists, in its order.
+   */
   async visible(credential: Credential): Promise<Space[]> {
-    return (await this.#spaces()).filter((space) => mayUse(credential, space.name));
+    const names = credential.namespaces === "*"
+      ? sortNamespaces([credential.own, ...await this.#store.listNamespaces()])
+      : [...new Set(credential.namespaces)];
+    return names.filter(isNamespace).map((name) => this.#store.space(name));
+  }
+
+  /** Whether `credential` may see `namespace` (a valid name it is allowed). */
+  allows(credential: Credential, namespace: string): boolean {
+    return isNamespace(namespace) && mayUse(credential, namespace);
   }
 
   /** Everything the page shows. */
   async page(credential: Credential, query: PageQuery): Promise<PageView> {
     const spaces = await this.visible(credential);
     const namespaces: NamespaceView[] = [];
-    for (const space of spaces) namespaces.push({ name: space.name, sessions: await summaries(space) });
+    for (const space of spaces) namespaces.push({ name: space.namespace, sessions: await summaries(space) });
     const chosen = pick(namespaces, query);
-    const space = chosen && spaces.find((s) => s.name === chosen.namespace);
+    const space = chosen && spaces.find((s) => s.namespace === chosen.namespace);
     const session = space && chosen ? await this.#session(space, chosen.id, query.open ?? []) : null;
-    const home = space ?? spaces[0];
+    const home = space ?? spaces.find((s) => s.namespace === query.namespace) ?? spaces[0];
     const [documents, works] = home
       ? await Promise.all([
-        readDocuments(home.store),
-        home.store.readWorks((entries) => workViews(entries.values())),
+        readDocuments(home),
+        home.readWorks((entries) => workViews(entries.values())),
       ])
       : [[], []];
     return { namespaces, session, documents: documentViews(documents), works };
@@ -66,38 +69,43 @@ export class DashboardData {
     credential: Credential,
     query: { namespace: string; session: string; parentId?: string; offset: number; count: number },
   ): Promise<ChildrenView | undefined> {
-    const space = (await this.visible(credential)).find((s) => s.name === query.namespace);
-    if (!space) return undefined;
-    const rows = await space.store.readTree(query.session, (tree) => tree && childRows(tree, query));
+    if (!this.allows(credential, query.namespace)) return undefined;
+    const space = this.#store.space(query.namespace);
+    const rows = await space.readTree(query.session, (tree) => tree && childRows(tree, query));
     return rows ? { rows } : undefined;
   }
 
   async #session(space: Space, id: string, open: readonly string[]): Promise<SessionView | null> {
-    const history = space.history ? await space.history(id, HISTORY_SHOWN) : null;
-    return await space.store.readTree(
+    // History off (HISTORY_SIZE=0): the page shows no history section.
+    const history = space.historySize === 0 ? null : await space.readHistory(id, HISTORY_SHOWN);
+    return await space.readTree(
       id,
       (tree) =>
-        tree ? buildSessionView(space.name, id, tree, { open: open.slice(0, MAX_OPEN), history }) : null,
+        tree ? buildSessionView(space.namespace, id, tree, { open: open.slice(0, MAX_OPEN), history }) : null,
     );
   }
 }
 
 async function summaries(space: Space) {
-  const ids = (await space.store.listSessions()).sort();
+  const ids = (await space.listSessions()).sort();
   const out = [];
   for (const id of ids) {
-    const summary = await space.store.readTree(id, (tree) => tree && summarizeSession(space.name, id, tree));
+    const summary = await space.readTree(id, (tree) => tree && summarizeSession(space.namespace, id, tree));
     if (summary) out.push(summary);
   }
   return out;
 }
 
-/** The asked-for session if it exists; else the first with a task in progress; else the first. */
+/**
+ * The asked-for session if it exists; else the first with a task in progress; else the first (of the
+ * asked-for namespace, when one is asked for).
+ */
 function pick(
   namespaces: readonly NamespaceView[],
   query: PageQuery,
 ): { namespace: string; id: string } | undefined {
-  const all = namespaces.flatMap((ns) => ns.sessions);
+  const all = namespaces.filter((ns) => query.namespace === undefined || ns.name === query.namespace)
+    .flatMap((ns) => ns.sessions);
   if (query.session !== undefined) {
     const namespace = query.namespace ?? "default";
     const found = all.find((s) => s.namespace === namespace && s.id === query.session);
@@ -107,7 +115,7 @@ function pick(
   return chosen && { namespace: chosen.namespace, id: chosen.id };
 }
 
-async function readDocuments(store: Store): Promise<ProgressDoc[]> {
+async function readDocuments(store: Space): Promise<ProgressDoc[]> {
   const docs: ProgressDoc[] = [];
   for (const project of await store.listProjects()) {
     const doc = await store.readProgress(project);

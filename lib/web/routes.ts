@@ -6,24 +6,30 @@
  * | `GET /` | the page (`?session=ID`, `?ns=NAME`; `?token=` is a share link) |
  * | `GET /api/view` | the page's data as JSON (same query, plus `open=id,id` for unfolded tasks) |
  * | `GET /api/children` | a folded part: `ns`, `session`, `parent` (absent: roots), `offset`, `count` |
+ *
+ * `ns` names the namespace (README "Namespaces"; default `default`); a namespace the credential may
+ * not see is answered as unknown (`404` on the JSON routes), so its name is never confirmed.
  * | `GET /events` | server-sent events: `change` after every change to the store |
  * | `GET /assets/…` | the script, the styles and the icon |
  */
 import { Hono } from "hono";
+import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Authenticator } from "../access/authenticator.ts";
 import type { Logger } from "../log.ts";
 import { MAX_OPEN, PAGE_ROWS } from "../view/fold.ts";
 import { type AccessVariables, dashboardAccess } from "./access.ts";
 import { DASHBOARD_JS } from "./assets/client_js.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON } from "./assets/styles.ts";
-import { DashboardData, type PageQuery, type Spaces } from "./data.ts";
+import type { Store } from "../store/store.ts";
+import { DashboardData, type PageQuery } from "./data.ts";
 import { type ChangeFeed, EventHub } from "./events.ts";
 import { type AssetPaths, renderPage } from "./page.ts";
 import { securityHeaders } from "./security.ts";
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
-  spaces: Spaces;
+  /** The store; the page shows the namespaces of it that the credential may see. */
+  store: Store;
   log: Logger;
   /** Access control; undefined when it is off (then the Host/Origin guard keeps the dashboard local). */
   access?: Authenticator;
@@ -39,7 +45,8 @@ export interface DashboardOptions {
 export function createDashboard(
   options: DashboardOptions,
 ): { app: Hono<{ Variables: AccessVariables }>; close: () => void; hub: EventHub } {
-  const data = new DashboardData(options.spaces);
+  const data = new DashboardData(options.store);
+  const unknownNamespace = { error: { code: "NOT_FOUND", message: "No such namespace" } } as const;
   const hub = new EventHub({
     feed: options.feed,
     log: options.log,
@@ -60,8 +67,15 @@ export function createDashboard(
 
   app.get("/", async (c) => {
     const query = pageQuery(new URL(c.req.url));
-    const view = await data.page(c.get("credential"), query);
-    const notice = query.session !== undefined && !view.session
+    const credential = c.get("credential");
+    const hidden = query.namespace !== undefined && !data.allows(credential, query.namespace);
+    // A namespace it may not see: the page of those it may, with no session chosen.
+    const view = hidden
+      ? { ...await data.page(credential, { open: [] }), session: null }
+      : await data.page(credential, query);
+    const notice = hidden
+      ? "No such namespace here."
+      : query.session !== undefined && !view.session
       ? `No session "${query.session}" here.`
       : undefined;
     c.header("Cache-Control", "no-store");
@@ -70,7 +84,11 @@ export function createDashboard(
 
   app.get("/api/view", async (c) => {
     c.header("Cache-Control", "no-store");
-    return c.json(await data.page(c.get("credential"), pageQuery(new URL(c.req.url))));
+    const query = pageQuery(new URL(c.req.url));
+    if (query.namespace !== undefined && !data.allows(c.get("credential"), query.namespace)) {
+      return c.json(unknownNamespace, 404);
+    }
+    return c.json(await data.page(c.get("credential"), query));
   });
 
   app.get("/api/children", async (c) => {
@@ -87,8 +105,10 @@ export function createDashboard(
       );
     }
     const parent = url.searchParams.get("parent");
+    const namespace = url.searchParams.get("ns") || DEFAULT_NAMESPACE;
+    if (!data.allows(c.get("credential"), namespace)) return c.json(unknownNamespace, 404);
     const view = await data.children(c.get("credential"), {
-      namespace: url.searchParams.get("ns") || "default",
+      namespace,
       session,
       parentId: parent === null || parent === "" ? undefined : parent,
       offset,

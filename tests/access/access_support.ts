@@ -78,9 +78,9 @@ export async function accessApp(
     log,
     access: auth,
     config: { stateless: options.stateless },
-    makeServer: (scope) => {
-      scopes.push(scope);
-      return createServer({ store, log, ...scope });
+    makeServer: (namespace, access) => {
+      scopes.push({ namespace: namespace ?? "default", access: access ?? "write" });
+      return createServer({ store, log, namespace, access });
     },
   });
   return { app, store, auth, scopes, close, [Symbol.asyncDispose]: close };

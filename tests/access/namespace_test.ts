@@ -1,7 +1,8 @@
 /** Namespace names from OAuth claims: always valid, kept when already valid, distinct for distinct values. */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { isNamespaceName, namespaceFromClaim } from "../../lib/access/namespace.ts";
+import { namespaceFromClaim } from "../../lib/access/namespace.ts";
+import { isNamespace } from "../../lib/domain/schemas.ts";
 
 Deno.test("namespaceFromClaim keeps a valid name and maps any other value to a readable valid one", async () => {
   assert.equal(await namespaceFromClaim("alice"), "alice");
@@ -10,7 +11,7 @@ Deno.test("namespaceFromClaim keeps a valid name and maps any other value to a r
   assert.match(await namespaceFromClaim("bob@example.com"), /^bob_example\.com-[0-9a-f]{16}$/);
   const long = await namespaceFromClaim("x".repeat(65));
   assert.equal(long.length, 64);
-  assert.ok(isNamespaceName(long));
+  assert.ok(isNamespace(long));
   assert.notEqual(
     await namespaceFromClaim("a|b"),
     await namespaceFromClaim("a/b"),
@@ -25,8 +26,8 @@ Deno.test("namespaceFromClaim: every value gives a valid name; distinct values g
       fc.string({ minLength: 1 }),
       async (a, b) => {
         const [na, nb] = [await namespaceFromClaim(a), await namespaceFromClaim(b)];
-        assert.ok(isNamespaceName(na), `${JSON.stringify(a)} -> ${na}`);
-        if (isNamespaceName(a)) assert.equal(na, a);
+        assert.ok(isNamespace(na), `${JSON.stringify(a)} -> ${na}`);
+        if (isNamespace(a)) assert.equal(na, a);
         if (a !== b) assert.notEqual(na, nb);
       },
     ),

@@ -56,7 +56,7 @@ Deno.test("read access lists only the read-only tools; a changing tool is FORBID
   await using app = await accessApp({ authTokensFile: file.path });
   await using writer = await connectWith(app.app, WRITER);
   await ok(writer.client, "createTask", { sessionId: "plan", id: "a", name: "First" });
-  const before = await app.store.readTree("plan", (tree) => JSON.stringify(tree));
+  const before = await app.store.space("team-a").readTree("plan", (tree) => JSON.stringify(tree));
 
   await using reader = await connectWith(app.app, READER);
   const listed = (await reader.client.listTools()).tools.map((t) => t.name).sort();
@@ -73,8 +73,8 @@ Deno.test("read access lists only the read-only tools; a changing tool is FORBID
     const message = await fails(reader.client, name, args[name] ?? {}, "FORBIDDEN");
     assert.match(message, /read access/);
   }
-  assert.equal(await app.store.readTree("plan", (tree) => JSON.stringify(tree)), before);
-  assert.deepEqual(await app.store.listProjects(), []);
+  assert.equal(await app.store.space("team-a").readTree("plan", (tree) => JSON.stringify(tree)), before);
+  assert.deepEqual(await app.store.space("team-a").listProjects(), []);
   // Reading works.
   const listedTree = await call(reader.client, "listTasks", { sessionId: "plan" });
   assert.ok(!listedTree.isError);

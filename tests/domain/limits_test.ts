@@ -1,6 +1,6 @@
 /** The shape limits, checked in one walk for tool calls and imports alike. */
 import assert from "node:assert/strict";
-import { checkTreeShape, LIMITS, type ShapeNode } from "../../lib/domain/limits.ts";
+import { checkTreeShape, jsonDepth, LIMITS, type ShapeNode } from "../../lib/domain/limits.ts";
 import { isCode } from "./helpers.ts";
 
 function chain(levels: number): ShapeNode {
@@ -43,4 +43,15 @@ Deno.test("checkTreeShape refuses depth, width, tasks per call and per session w
       /Session "s": a session holds at most 100000 tasks/,
     );
   });
+});
+
+Deno.test("jsonDepth measures nesting without recursion and stops looking past the limit", () => {
+  assert.equal(jsonDepth("text"), 0);
+  assert.equal(jsonDepth({}), 1);
+  assert.equal(jsonDepth({ a: [1, { b: [] }] }), 4);
+  assert.equal(jsonDepth([[], [[[]]], {}]), 4);
+  // Deeper than any call stack: measured in bounded space, reported as just past the limit.
+  const deep = JSON.parse("[".repeat(200_000) + "]".repeat(200_000));
+  assert.equal(jsonDepth(deep), LIMITS.jsonDepth + 1);
+  assert.equal(jsonDepth(deep, 1_000_000), 200_000);
 });

@@ -105,7 +105,7 @@ Deno.test("mem_progress without a project is INVALID_INPUT and changes nothing",
   await fails(conn.client, "mem_progress", { project: "", content: JSON.stringify(DOC) }, "INVALID_INPUT");
   await fails(conn.client, "mem_progress", { project: "   ", content: JSON.stringify(DOC) }, "INVALID_INPUT");
   await fails(conn.client, "mem_progress", { project: 7, content: JSON.stringify(DOC) }, "INVALID_INPUT");
-  assert.deepEqual(await conn.store.listProjects(), []);
+  assert.deepEqual(await conn.store.space("default").listProjects(), []);
 });
 
 Deno.test("mem_progress upsert: a second write replaces the first and adds 1 to the revision", async () => {
@@ -118,7 +118,7 @@ Deno.test("mem_progress upsert: a second write replaces the first and adds 1 to 
   const back = await read(conn.client, "app");
   assert.deepEqual(back.content, { goal: "Ship v1", completed: ["parser", "printer"] });
   assert.equal(back.revision, 2);
-  assert.deepEqual(await conn.store.listProjects(), ["app"], "still one document");
+  assert.deepEqual(await conn.store.space("default").listProjects(), ["app"], "still one document");
 });
 
 Deno.test("mem_progress keeps one document per project", async () => {
@@ -128,7 +128,7 @@ Deno.test("mem_progress keeps one document per project", async () => {
   await write(conn.client, "lib", { goal: "other, again" });
   assert.equal((await read(conn.client, "app")).revision, 1);
   assert.deepEqual((await read(conn.client, "lib")).content, { goal: "other, again" });
-  assert.deepEqual((await conn.store.listProjects()).sort(), ["app", "lib"]);
+  assert.deepEqual((await conn.store.space("default").listProjects()).sort(), ["app", "lib"]);
 });
 
 Deno.test("mem_progress trims the project name, and empty content means read", async () => {
@@ -163,7 +163,7 @@ Deno.test("mem_progress refuses JSON that is not an object, and oversize input, 
       assert.deepEqual(doc.content, DOC);
     });
   }
-  assert.deepEqual(await conn.store.listProjects(), ["app"]);
+  assert.deepEqual(await conn.store.space("default").listProjects(), ["app"]);
 });
 
 Deno.test("mem_progress accepts a document of exactly 32,000 characters", async () => {

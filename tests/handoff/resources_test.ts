@@ -54,7 +54,8 @@ Deno.test("the server lists one resource template each for sessions, works and p
 
 Deno.test("resources/list lists every session, every recent work and every progress document", async () => {
   await using conn = await connectInMemory({ workCacheSize: 2 });
-  assert.deepEqual((await conn.client.listResources()).resources, []);
+  const plan = "ui://checklist/plan.html";
+  assert.deepEqual((await conn.client.listResources()).resources.map((r) => r.uri), [plan]);
   await ok(conn.client, "createTask", { sessionId: "s 1/x", name: "T" });
   await save(conn.client, "old");
   const w2 = await save(conn.client, "two");
@@ -66,6 +67,7 @@ Deno.test("resources/list lists every session, every recent work and every progr
     [
       "checklist://progress/app",
       "checklist://sessions/s%201%2Fx",
+      plan,
       `checklist://works/${w2}`,
       `checklist://works/${w3}`,
     ].sort(),

@@ -114,7 +114,11 @@ Deno.test("WORK_CACHE_SIZE sets the capacity; every eviction is logged", async (
   for (const d of ["a", "b", "c", "d", "e"]) ids.push(await save(conn.client, d));
   assert.deepEqual(await recentDescriptions(conn.client), ["e", "d", "c"]);
   assert.deepEqual(records.filter((r) => r.msg === "work evicted").map((r) => r.workId), [ids[0], ids[1]]);
-  assert.equal(await conn.store.readWorks((e) => e.size), 3, "evicted entries are gone from the store");
+  assert.equal(
+    await conn.store.space("default").readWorks((e) => e.size),
+    3,
+    "evicted entries are gone from the store",
+  );
 });
 
 Deno.test("saving again for a session overwrites its entry, keeps its workId and makes it most recent", async () => {
@@ -166,7 +170,11 @@ Deno.test("a session that exists with no tasks is snapshotted as an empty list",
   await using conn = await connectInMemory();
   const { task } = await ok<{ task: Task }>(conn.client, "createTask", { sessionId: "empty", name: "X" });
   await ok(conn.client, "deleteTask", { sessionId: "empty", id: task.id });
-  assert.equal(await conn.store.readTree("empty", (tree) => tree?.size), 0, "the session exists, empty");
+  assert.equal(
+    await conn.store.space("default").readTree("empty", (tree) => tree?.size),
+    0,
+    "the session exists, empty",
+  );
   const saved = await ok<{ workId: string }>(conn.client, "save_current_work_info", {
     work_summarize: "s",
     work_description: "nothing left",
@@ -196,7 +204,11 @@ Deno.test("an unknown sessionId still saves, with a warning in the reply and the
   const detail = await ok<WorkDetail>(conn.client, "get_work_by_id", { workId: out.workId });
   assert.equal(detail.sessionId, "nope");
   assert.equal("work_tasks" in detail, false, "unknown session: work_tasks omitted");
-  assert.equal(await conn.store.readTree("nope", (t) => t), undefined, "saving did not create the session");
+  assert.equal(
+    await conn.store.space("default").readTree("nope", (t) => t),
+    undefined,
+    "saving did not create the session",
+  );
 });
 
 Deno.test("a malformed workId is INVALID_INPUT, an unknown one NOT_FOUND, and neither changes the order", async () => {

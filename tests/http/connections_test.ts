@@ -7,6 +7,10 @@ import type { Hono } from "hono";
 import { connectHttp, ENDPOINT, makeApp, openRawConnection, post, send, viaApp } from "./http_support.ts";
 import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
+import { ConnectionPool } from "../../lib/http/connections.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../lib/mcp/sdk.ts";
+import { MemoryStore } from "../../lib/store/memory_store.ts";
 
 async function pingStatus(app: Hono, connection: string): Promise<number> {
   const response = await post(app, { jsonrpc: "2.0", id: 1, method: "ping" }, {
@@ -106,4 +110,16 @@ Deno.test("the pool logs connections as connections: opened, closed and evicted,
     ["http connection closed", second],
   ]);
   assert.ok(records.every((r) => !("session" in r)), "no log field says session for a connection");
+});
+
+Deno.test("a connection is found only in the namespace it was opened in", async () => {
+  const { log } = recordingLogger();
+  const pool = new ConnectionPool({ max: 5, idleMs: 60_000, log });
+  const server = createServer({ store: new MemoryStore(), log, namespace: "team-a" });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  pool.add("c1", { transport, server, namespace: "team-a" });
+  assert.equal(pool.use("c1", "team-b"), undefined, "not through another namespace");
+  assert.equal(pool.use("c1", "team-a")?.namespace, "team-a");
+  assert.equal(pool.use("c1")?.server, server, "without a namespace: any");
+  await pool.closeAll();
 });

@@ -13,6 +13,7 @@ import { spawnChild } from "../support/processes.ts";
 import { mainCommand, spawnServer } from "../support/server_process.ts";
 import { messagesOf } from "../support/sse.ts";
 import { lines } from "../support/streams.ts";
+import { FUZZ_SEED, fuzzRuns } from "../mcp/fuzz_support.ts";
 import { connectHttp, initializeBody, MCP_HEADERS } from "./http_support.ts";
 
 const METHODS = [
@@ -133,12 +134,18 @@ Deno.test("fuzz over HTTP: malformed and random bodies get JSON-RPC errors; the 
       if (response.status >= 400) assert.equal(messages.length, 1, context);
       for (const reply of messages) assertWellFormedReply(reply, context);
     }),
-    { numRuns: 250 },
+    { numRuns: fuzzRuns(250), seed: FUZZ_SEED },
   );
 
   await using handle = await connectHttp(endpoint);
   assert.deepEqual(await handle.client.ping(), {});
   await call(handle.client, "createTask", { name: "still answering" });
+  await handle.client.close();
+  // Whatever came in, stderr holds structured log lines only.
+  const { stderr } = await server.stop();
+  for (const line of stderr.split("\n").filter((l) => l.trim() !== "")) {
+    assert.equal(typeof JSON.parse(line).msg, "string", line);
+  }
 });
 
 Deno.test("fuzz over HTTP: random tool arguments get a result or a coded isError", async () => {
@@ -159,46 +166,82 @@ Deno.test("fuzz over HTTP: random tool arguments get a result or a coded isError
   const invocation = fc.constantFrom(...TOOL_NAMES).chain((name) =>
     fc.tuple(
       fc.constant(name),
-      fc.dictionary(
-        fc.oneof(fc.constantFrom(...keys.get(name)!, "extra"), fc.string({ maxLength: 6 })),
-        value,
+      fc.oneof(
         {
-          maxKeys: 6,
+          weight: 9,
+          arbitrary: fc.dictionary(
+            fc.oneof(fc.constantFrom(...keys.get(name)!, "extra"), fc.string({ maxLength: 6 })),
+            value,
+            { maxKeys: 6 },
+          ),
+        },
+        // Arguments that are no object at all, or nested past every limit.
+        {
+          weight: 1,
+          arbitrary: fc.oneof(
+            fc.string({ maxLength: 8 }),
+            fc.array(fc.integer(), { maxLength: 3 }),
+            fc.integer(),
+          ),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.integer({ min: 60, max: 2000 }).map((n) => ({
+            tasks: JSON.parse("[".repeat(n) + "]".repeat(n)),
+          })),
         },
       ),
     )
   );
   await fc.assert(
     fc.asyncProperty(invocation, async ([name, args]) => {
-      await call(handle.client, name, args); // checks a success's output schema and a failure's code
+      // Checks a success's output schema and a failure's code.
+      await call(handle.client, name, args as Record<string, unknown>);
     }),
-    { numRuns: 200 },
+    { numRuns: fuzzRuns(200), seed: FUZZ_SEED },
   );
   await assert.rejects(() => handle.client.callTool({ name: "no_such_tool", arguments: {} }), /Unknown tool/);
   await call(handle.client, "createTask", { name: "still answering" });
 });
 
-Deno.test("fuzz over stdio: garbage lines never crash the server; it answers afterwards", async () => {
-  const sample = fc.sample(body, { numRuns: 300 });
+Deno.test("fuzz over stdio: every line gets its answer, the server never crashes and answers afterwards", async () => {
+  // Each line that is a JSON object gets a unique string id, so its answer can be told apart; every
+  // other line (not JSON, a batch, a scalar) is answered with id null. Blank lines are skipped.
+  const sample = fc.sample(body, { numRuns: fuzzRuns(300), seed: FUZZ_SEED }).map((text, i) => {
+    const line = text.replaceAll("\n", " ");
+    try {
+      const value = JSON.parse(line);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        const { result: _result, error: _error, ...rest } = value;
+        return { line: JSON.stringify({ ...rest, id: `f-${i}` }), id: `f-${i}` };
+      }
+    } catch {
+      // Not JSON: answered with id null.
+    }
+    return { line, id: line.trim() === "" ? undefined : null };
+  });
   const child = spawnChild(mainCommand(["--stdio"], { LOG_LEVEL: "error" }), {
     stdin: "piped",
     stdout: "piped",
+    stderr: "piped",
   });
+  const stderr = new Response(child.stderr).text();
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   const finals = ["final-init", "final-call", "final-ping"];
-  const answered = new Map<string, Json>();
+  const answers = new Map<unknown, Json[]>();
   const reading = (async () => {
     for await (const line of lines(child.stdout)) {
       if (!line.trim()) continue;
       const reply = JSON.parse(line) as Json;
       assertWellFormedReply(reply, line.slice(0, 200));
-      if (typeof reply.id === "string" && finals.includes(reply.id)) answered.set(reply.id, reply);
-      if (answered.size === finals.length) break;
+      if ("method" in reply) continue; // a notification (log message)
+      answers.set(reply.id, [...(answers.get(reply.id) ?? []), reply]);
+      if (finals.every((id) => answers.has(id))) break;
     }
   })();
   try {
-    for (const text of sample) await writer.write(encoder.encode(text.replaceAll("\n", " ") + "\n"));
+    for (const { line } of sample) await writer.write(encoder.encode(line + "\n"));
     const send = (m: Json) => writer.write(encoder.encode(JSON.stringify(m) + "\n"));
     await send(initializeBody("final-init"));
     await send({
@@ -215,9 +258,23 @@ Deno.test("fuzz over stdio: garbage lines never crash the server; it answers aft
   const status = await child.status;
   await child.stdout.cancel().catch(() => {});
   assert.equal(status.code, 0, "the server exited cleanly when stdin closed");
-  assert.ok((answered.get("final-init")!.result as Json).serverInfo);
-  const result = answered.get("final-call")!.result as Json;
+  for (const { line, id } of sample) {
+    if (typeof id === "string") {
+      assert.equal(answers.get(id)?.length, 1, `one answer to ${line.slice(0, 200)}`);
+    }
+  }
+  const unattributable = sample.filter((s) => s.id === null).length;
+  assert.equal(
+    answers.get(null)?.length ?? 0,
+    unattributable,
+    "one id-null answer per line that is no object",
+  );
+  assert.ok((answers.get("final-init")![0]!.result as Json).serverInfo);
+  const result = answers.get("final-call")![0]!.result as Json;
   assert.equal(result.isError, true);
   assert.equal((result.structuredContent as { error: { code: string } }).error.code, "NOT_FOUND");
-  assert.deepEqual(answered.get("final-ping")!.result, {});
+  assert.deepEqual(answers.get("final-ping")![0]!.result, {});
+  for (const line of (await stderr).split("\n").filter((l) => l.trim() !== "")) {
+    assert.equal(typeof JSON.parse(line).msg, "string", line);
+  }
 });

@@ -48,7 +48,7 @@ export function makeApp(
     config,
     now: options.now,
     access: options.access,
-    makeServer: (scope) => createServer({ store, log, ...scope }),
+    makeServer: (namespace, access) => createServer({ store, log, namespace, access }),
   });
   return { app, close, store, [Symbol.asyncDispose]: close };
 }

@@ -1,9 +1,10 @@
-import assert from "node:assert/strict";
-import { denoStdout } from "../../lib/mcp/deno_stdio.ts";
 import { spawnChild } from "../support/processes.ts";
 import { mainCommand } from "../support/server_process.ts";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { LineSplitter, OVERSIZED, writeAll } from "../../lib/mcp/deno_stdio.ts";
 
-Deno.test("denoStdout writes every byte in order even when the pipe takes a few at a time", () => {
+Deno.test("writeAll writes every byte in order even when the pipe takes a few at a time", () => {
   const received: number[] = [];
   const writes: number[] = [];
   const pipe = {
@@ -14,13 +15,57 @@ Deno.test("denoStdout writes every byte in order even when the pipe takes a few 
       return n;
     },
   };
-  const stdout = denoStdout(pipe);
-  assert.equal(stdout.write('{"jsonrpc":"2.0","id":1,"result":{"text":"héllo"}}\n'), true);
-  assert.equal(
-    new TextDecoder().decode(new Uint8Array(received)),
-    '{"jsonrpc":"2.0","id":1,"result":{"text":"héllo"}}\n',
-  );
+  const text = '{"jsonrpc":"2.0","id":1,"result":{"text":"héllo"}}\n';
+  writeAll(pipe, new TextEncoder().encode(text));
+  assert.equal(new TextDecoder().decode(new Uint8Array(received)), text);
   assert.ok(writes.length > 1);
+});
+
+/** The lines `text` holds, an over-long one as OVERSIZED, as {@link LineSplitter} should read them. */
+function expectedLines(text: string, max: number): (string | typeof OVERSIZED)[] {
+  const parts = text.split("\n");
+  const last = parts.pop()!;
+  const out: (string | typeof OVERSIZED)[] = parts.map((p) => p.length > max ? OVERSIZED : p);
+  if (last !== "") out.push(last.length > max ? OVERSIZED : last);
+  return out;
+}
+
+Deno.test("LineSplitter reads the same lines however the bytes are chunked, over-long ones as OVERSIZED", () => {
+  const decoder = new TextDecoder();
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("a", "b", "\n"), { maxLength: 60 }).map((cs) => cs.join("")),
+      fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 20 }),
+      fc.integer({ min: 1, max: 6 }),
+      (text, sizes, max) => {
+        const bytes = new TextEncoder().encode(text);
+        const splitter = new LineSplitter(max);
+        const got: (string | typeof OVERSIZED)[] = [];
+        let at = 0;
+        for (let i = 0; at < bytes.length; i++) {
+          const size = sizes[i % sizes.length]!;
+          for (const line of splitter.push(bytes.subarray(at, at + size))) {
+            got.push(line === OVERSIZED ? line : decoder.decode(line));
+          }
+          at += size;
+        }
+        for (const line of splitter.end()) got.push(decoder.decode(line));
+        // An empty line is still a line to the splitter; the transport skips blank ones.
+        assert.deepEqual(got, expectedLines(text, max));
+      },
+    ),
+    { numRuns: 500, seed: 11 },
+  );
+});
+
+Deno.test("LineSplitter reports an over-long line before its end arrives and keeps none of it", () => {
+  const splitter = new LineSplitter(10);
+  const chunk = new Uint8Array(8).fill(0x61);
+  assert.deepEqual([...splitter.push(chunk)], []);
+  assert.deepEqual([...splitter.push(chunk)], [OVERSIZED]);
+  for (let i = 0; i < 1000; i++) assert.deepEqual([...splitter.push(chunk)], []);
+  const next = [...splitter.push(new TextEncoder().encode("tail\nok\n"))];
+  assert.deepEqual(next.map((l) => new TextDecoder().decode(l as Uint8Array)), ["ok"]);
 });
 
 Deno.test("a client that writes its requests and closes stdin at once still gets every reply", async () => {

@@ -1,9 +1,10 @@
 /**
  * Single-file packaging: the `bundle` task's command, pointed at a temporary directory, builds one
  * `.mjs` that runs under `deno run --no-config` (no deno.json, no import map) and serves a real
- * client over stdio, and the dashboard over HTTP.
+ * client over stdio (the plan view among its resources), and the dashboard over HTTP.
  */
 import assert from "node:assert/strict";
+import { PLAN_HTML } from "../../lib/app/assets/plan_html.ts";
 import { DASHBOARD_JS } from "../../lib/web/assets/client_js.ts";
 import { serverEnv } from "../support/env.ts";
 import { call } from "../support/harness.ts";
@@ -51,6 +52,9 @@ Deno.test("deno task bundle builds one file that serves stdio under deno run --n
       assert.ok(!created.isError);
       const missing = await call(client, "getTask", { id: "nope" });
       assert.equal(missing.isError, true);
+      // The plan view ships inside the bundle too.
+      const view = await client.readResource({ uri: "ui://checklist/plan.html" });
+      assert.equal((view.contents[0] as { text: string }).text, PLAN_HTML);
     } finally {
       await client.close();
     }

@@ -35,7 +35,7 @@ function changes(
 }
 
 function addTask(store: Store, name: string) {
-  return store.updateTree("s", (tree) => createTask(tree, { name }));
+  return store.space("default").updateTree("s", (tree) => createTask(tree, { name }));
 }
 
 for (const kind of STORE_KINDS) {
@@ -48,7 +48,7 @@ for (const kind of STORE_KINDS) {
       await addTask(store, "one");
       await next;
       next = feed.next();
-      await store.updateProgress("p", () => ({
+      await store.space("default").updateProgress("p", () => ({
         project: "p",
         content: { goal: "g" },
         revision: 1,

@@ -11,7 +11,7 @@ import { completeTask, createTask, deleteTask, startTask, updateTask } from "../
 import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { byRecency, saveWork, touchWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
 import { StoreState } from "../../lib/store/state.ts";
-import type { Store } from "../../lib/store/store.ts";
+import type { Space } from "../../lib/store/store.ts";
 import { contract, dump, durable, shared } from "./contract.ts";
 import { canonical } from "./fixtures/canonical.ts";
 
@@ -106,7 +106,7 @@ contract("start, complete, update and delete survive a reopen", async (ctx) => {
   assert.deepEqual(roots[0]!.tasks.map((t) => t.id), ["a-0", "a-1"]);
   assert.equal(roots[1]!.name, "Renamed");
   assert.deepEqual(roots[1]!.constraints, ["x"]);
-  await store.close();
+  await ctx.close(store);
   assert.equal(await dump(await ctx.open()), state);
 }, durable);
 
@@ -146,11 +146,11 @@ contract("works keep their recency order, touches and evictions", async (ctx) =>
   await store.updateWorks((entries) => touchWork(entries, "10000001", 10));
   const { evicted } = await store.updateWorks((entries) => save(entries, 4));
   assert.deepEqual(evicted.map((e) => e.workId), ["10000002"]);
-  const order = (s: Store) => s.readWorks((entries) => byRecency(entries.values()).map((e) => e.workId));
+  const order = (s: Space) => s.readWorks((entries) => byRecency(entries.values()).map((e) => e.workId));
   assert.deepEqual(await order(store), ["10000004", "10000001", "10000003"]);
   await assert.rejects(store.updateWorks((entries) => touchWork(entries, "10000002", 10)), DomainError);
   if (ctx.kind.durable) {
-    await store.close();
+    await ctx.close(store);
     assert.deepEqual(await order(await ctx.open()), ["10000004", "10000001", "10000003"]);
   }
 });
@@ -158,7 +158,7 @@ contract("works keep their recency order, touches and evictions", async (ctx) =>
 contract("saves from two stores at once are all kept and the capacity holds", async ({ open }) => {
   const a = await open();
   const b = await open();
-  const saves = (s: Store, from: number) =>
+  const saves = (s: Space, from: number) =>
     Array.from(
       { length: 6 },
       (_, i) => s.updateWorks((entries) => save(entries, from + i, { capacity: 100 })),
@@ -186,7 +186,7 @@ contract("a work snapshot bigger than one commit comes back unchanged", async (c
   assert.ok(JSON.stringify(snapshot).length > 1_000_000);
   await store.updateWorks((entries) => save(entries, 1, { sessionId: "s", snapshot }));
   await store.updateTree("s", (tree) => deleteTask(tree, "r0"));
-  const again = (s: Store) => s.readWorks((entries) => JSON.stringify(entries.get("10000001")?.work_tasks));
+  const again = (s: Space) => s.readWorks((entries) => JSON.stringify(entries.get("10000001")?.work_tasks));
   assert.equal(await again(store), JSON.stringify(snapshot));
   await store.updateWorks((entries) => touchWork(entries, "10000001", 10));
   if (ctx.kind.durable) assert.equal(await again(await ctx.open()), JSON.stringify(snapshot));
@@ -212,7 +212,7 @@ contract("progress documents upsert with a revision, big ones too", async (ctx) 
     (current) => upsertProgress(current, { project: "q", content: { list: [1] }, now }),
   );
   assert.deepEqual((await store.listProjects()).sort(), ["p", "q"]);
-  const read = async (s: Store) => await s.readProgress("p");
+  const read = async (s: Space) => await s.readProgress("p");
   assert.deepEqual(await read(store), second);
   const third = await store.updateProgress("p", (c) => upsertProgress(c, { project: "p", content: {}, now }));
   assert.equal(third.revision, 3);
@@ -261,7 +261,7 @@ contract("deleting a subtree bigger than one commit is one change", async (ctx) 
     (tree) => createTask(tree, { id: "g3-7", name: "Reused id", parentId: "keep" }),
   );
   if (ctx.kind.durable) {
-    await store.close();
+    await ctx.close(store);
     const reopened = await ctx.open();
     assert.equal(await reopened.readTree("s", (tree) => tree!.size), 2);
     assert.equal(await reopened.readTree("s", (tree) => tree!.get("g3-7")?.name), "Reused id");
@@ -310,36 +310,39 @@ contract("export then import reproduces the store elsewhere", async (ctx) => {
     "p",
     (c) => upsertProgress(c, { project: "p", content: { goal: "g" }, now: "t" }),
   );
-  const doc = await store.exportDocument();
+  const doc = await ctx.exportDocument(store);
   assert.deepEqual(Object.keys(doc.sessions).sort(), ["s", "t"]);
   assert.equal(doc.works.length, 2);
 
   const elsewhere = await ctx.kind.place();
   try {
-    const target = await elsewhere.open();
+    const targetStore = await elsewhere.open();
+    const target = targetStore.space(ctx.namespace);
     await target.updateTree(
       "old",
       (tree) => createTask(tree, { id: "gone", name: "Replaced by the import" }),
     );
     const { state, repairs } = StoreState.fromFile(JSON.parse(JSON.stringify(doc)));
     assert.deepEqual(repairs, []);
-    await target.importState(state);
-    const copy = await target.exportDocument();
+    const option = ctx.namespace === "default" ? {} : { namespace: ctx.namespace };
+    await targetStore.importState(state, option);
+    const copy = await targetStore.exportDocument(option);
     assert.deepEqual(copy, JSON.parse(JSON.stringify(doc)));
     assert.deepEqual((await target.listSessions()).sort(), ["s", "t"]);
     await target.updateTree("s", (tree) => completeTask(tree, "a-0", "after import"));
     await target.updateWorks((entries) => touchWork(entries, "10000001", 10));
     if (ctx.kind.durable) {
-      await target.close();
-      const reopened = await elsewhere.open();
+      await targetStore.close();
+      const reopenedStore = await elsewhere.open();
+      const reopened = reopenedStore.space(ctx.namespace);
       assert.equal(await reopened.readTree("s", (tree) => tree!.get("a-0")!.status), "done");
       assert.equal(await reopened.readTree("old", (tree) => tree), undefined);
       assert.deepEqual(
         await reopened.readWorks((entries) => JSON.stringify(entries.get("10000001")!.work_tasks)),
         JSON.stringify(snapshot),
       );
-      await reopened.close();
-    } else await target.close();
+      await reopenedStore.close();
+    } else await targetStore.close();
   } finally {
     await elsewhere.cleanup();
   }

@@ -1,18 +1,21 @@
 /**
  * Crash safety: a writer process (fixtures/writer.ts) is killed with SIGKILL at a random moment in
  * a stream of writes, 50 times per store. After every kill the store must open, its invariants must
- * hold, and every write the writer acknowledged (in this run or any earlier one) must be there.
+ * hold, and every write the writer acknowledged (in this run or any earlier one) must be there. Every
+ * other run writes in another namespace (README "Namespaces"), so both key layouts are killed mid-write.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
-import type { Store } from "../../lib/store/store.ts";
+import type { Space } from "../../lib/store/store.ts";
 import { CONFIG } from "../support/paths.ts";
 import { lines as linesOf } from "../support/streams.ts";
 
 const KILLS = 50;
+/** The namespaces the runs take turns in. */
+const NAMESPACES = ["default", "team-x"] as const;
 const WRITER = fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url));
 
 type Kind = "file" | "kv";
@@ -22,9 +25,9 @@ type Kind = "file" | "kv";
  * returns its acks. Counting acks rather than waiting a fixed time keeps the kills inside streams of
  * writes however loaded the machine is.
  */
-async function runAndKill(kind: Kind, path: string, run: number): Promise<string[]> {
+async function runAndKill(kind: Kind, path: string, run: number, namespace: string): Promise<string[]> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, WRITER, kind, path, String(run)],
+    args: ["run", "-A", "--config", CONFIG, WRITER, kind, path, String(run), "--namespace", namespace],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -76,7 +79,7 @@ class Expected {
     for (const [id, present] of this.tasks) if (present && id.endsWith(".big")) this.tasks.set(id, undefined);
   }
 
-  async check(store: Store, label: string): Promise<void> {
+  async check(store: Space, label: string): Promise<void> {
     const problems = await store.readTree("crash", (tree) => {
       assert.ok(tree, `${label}: the session exists`);
       const out = invariantViolations(tree);
@@ -111,15 +114,20 @@ class Expected {
 }
 
 async function crashLoop(kind: Kind, path: string): Promise<number> {
-  const expected = new Expected();
+  const expected = new Map(NAMESPACES.map((namespace) => [namespace, new Expected()]));
   let acknowledged = 0;
   for (let run = 1; run <= KILLS; run++) {
-    const lines = await runAndKill(kind, path, run);
+    const namespace = NAMESPACES[run % NAMESPACES.length]!;
+    const lines = await runAndKill(kind, path, run, namespace);
     acknowledged += lines.length;
-    expected.add(lines);
+    expected.get(namespace)!.add(lines);
     const store = kind === "kv" ? await KvStore.open(path) : await JsonFileStore.open(path);
     try {
-      await expected.check(store, `${kind} after kill ${run}`);
+      for (const [name, exp] of expected) {
+        if (run >= 2 || name === namespace) {
+          await exp.check(store.space(name), `${kind} ${name} after kill ${run}`);
+        }
+      }
     } finally {
       await store.close();
     }

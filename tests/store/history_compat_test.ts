@@ -12,11 +12,15 @@ import { DEFAULT_LAYOUT, SessionMetaSchema } from "../../lib/store/kv/layout.ts"
 import type { Store } from "../../lib/store/store.ts";
 
 async function goesOnFromRevision0(store: Store): Promise<void> {
-  assert.deepEqual(await store.readHistory("s", 10), { revision: 0, oldest: undefined, entries: [] });
-  assert.equal(await store.readTree("s", (t) => t?.get("a")?.name), "A");
-  const next = await store.updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });
+  assert.deepEqual(await store.space("default").readHistory("s", 10), {
+    revision: 0,
+    oldest: undefined,
+    entries: [],
+  });
+  assert.equal(await store.space("default").readTree("s", (t) => t?.get("a")?.name), "A");
+  const next = await store.space("default").updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });
   assert.equal(next.revision, 1);
-  assert.deepEqual((await store.readHistory("s", 10)).entries.map((e) => e.revision), [1]);
+  assert.deepEqual((await store.space("default").readHistory("s", 10)).entries.map((e) => e.revision), [1]);
 }
 
 Deno.test("a JSON file written before history loads at revision 0 and goes on from there", async () => {
@@ -50,7 +54,9 @@ Deno.test("a Deno KV database written before history loads at revision 0 and goe
     const path = `${dir}/tasks.kv`;
     {
       const store = await KvStore.open(path);
-      await store.updateTree("s", (t) => createTask(t, { id: "a", name: "A" }), { tool: "createTask" });
+      await store.space("default").updateTree("s", (t) => createTask(t, { id: "a", name: "A" }), {
+        tool: "createTask",
+      });
       await store.close();
     }
     // What the version before history wrote: a meta of { gen, seq } and no history keys.

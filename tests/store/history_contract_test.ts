@@ -13,11 +13,11 @@ import type { NewTask } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { StoreState } from "../../lib/store/state.ts";
-import type { Store } from "../../lib/store/store.ts";
+import type { Space } from "../../lib/store/store.ts";
 import { contract, dump, durable, shared } from "./contract.ts";
 
 /** Restores `revision` the way `restore_tasks` does. */
-function restore(store: Store, revision: number, sessionId = "s") {
+function restore(store: Space, revision: number, sessionId = "s") {
   return store.updateTree(sessionId, (tree, history) => {
     checkRestorable(revision, {
       current: history.revision,
@@ -187,13 +187,13 @@ contract("two stores on one place hand out unique, consecutive revisions", async
   assert.deepEqual(await b.readTree("s", (t) => t!.get("root")!.tasks.length), 0);
 }, shared);
 
-contract("history survives reopening the store", async ({ open }) => {
+contract("history survives reopening the store", async ({ open, close }) => {
   const first = await open();
   await first.updateTree("s", (t) => createTask(t, { id: "a", name: "A", tasks: [{ id: "b", name: "B" }] }), {
     tool: "createTask",
   });
   await first.updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });
-  await first.close();
+  await close(first);
   const second = await open();
   assert.deepEqual((await second.readHistory("s", 5)).entries.map((e) => e.tool), [
     "startTask",
@@ -206,13 +206,13 @@ contract("history survives reopening the store", async ({ open }) => {
 
 contract(
   "export leaves history out; an import starts every session again at revision 0",
-  async ({ open }) => {
-    const store = await open();
+  async (ctx) => {
+    const store = await ctx.open();
     await store.updateTree("s", (t) => createTask(t, { id: "a", name: "A" }), { tool: "createTask" });
-    const doc = await store.exportDocument();
+    const doc = await ctx.exportDocument(store);
     assert.equal("history" in doc, false);
     const { state } = StoreState.fromFile(doc);
-    await store.importState(state);
+    await ctx.importState(store, state);
     assert.deepEqual(await store.readHistory("s", 5), { revision: 0, oldest: undefined, entries: [] });
     const next = await store.updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });
     assert.equal(next.revision, 1);

@@ -22,7 +22,7 @@ function names(dir: string): string[] {
 
 /** Creates `Plan` with subtasks s1, s2 in `sessionId`. */
 function plan(store: JsonFileStore, sessionId = "s"): Promise<unknown> {
-  return store.updateTree(
+  return store.space("default").updateTree(
     sessionId,
     (tree) =>
       createTask(tree, { name: "Plan", tasks: [{ id: "s1", name: "One" }, { id: "s2", name: "Two" }] }),
@@ -35,12 +35,12 @@ Deno.test("JsonFileStore: a change written is there when the file is opened agai
   {
     await using store = await open(path);
     await plan(store);
-    await store.updateTree("s", (tree) => startTask(tree, "s1"));
-    await store.updateTree("s", (tree) => completeTask(tree, "s1", "finished"));
+    await store.space("default").updateTree("s", (tree) => startTask(tree, "s1"));
+    await store.space("default").updateTree("s", (tree) => completeTask(tree, "s1", "finished"));
   }
   await using reopened = await open(path);
-  assert.deepEqual(await reopened.listSessions(), ["s"]);
-  const roots = await reopened.readTree("s", (tree) => structuredClone(tree?.roots));
+  assert.deepEqual(await reopened.space("default").listSessions(), ["s"]);
+  const roots = await reopened.space("default").readTree("s", (tree) => structuredClone(tree?.roots));
   assert.equal(roots?.length, 1);
   assert.equal(roots![0]!.name, "Plan");
   assert.deepEqual(
@@ -66,8 +66,8 @@ Deno.test("JsonFileStore: opening a missing file creates nothing until the first
   await using dir = await tempDir();
   const path = `${dir.path}/store.json`;
   await using store = await open(path);
-  assert.deepEqual(await store.listSessions(), []);
-  assert.equal(await store.readTree("s", (tree) => tree), undefined);
+  assert.deepEqual(await store.space("default").listSessions(), []);
+  assert.equal(await store.space("default").readTree("s", (tree) => tree), undefined);
   assert.deepEqual(names(dir.path), []);
   await plan(store);
   assert.ok(names(dir.path).includes("store.json"));
@@ -79,25 +79,31 @@ Deno.test("JsonFileStore: a refused change leaves the file byte-identical and th
   await using store = await open(path);
   await plan(store);
   const before = await Deno.readFile(path);
-  const stateBefore = await store.readTree("s", (tree) => structuredClone(tree?.roots));
+  const stateBefore = await store.space("default").readTree("s", (tree) => structuredClone(tree?.roots));
 
   await assert.rejects(
-    store.updateTree("s", (tree) => {
+    store.space("default").updateTree("s", (tree) => {
       createTask(tree, { name: "Half", tasks: [{ id: "new", name: "kept?" }] });
       return createTask(tree, { name: "Clash", tasks: [{ id: "s1", name: "duplicate" }] });
     }),
     (error: unknown) => error instanceof DomainError && error.code === "DUPLICATE_ID",
   );
   await assert.rejects(
-    store.updateTree("fresh", (tree) => startTask(tree, "missing")),
+    store.space("default").updateTree("fresh", (tree) => startTask(tree, "missing")),
     (error: unknown) => error instanceof DomainError && error.code === "NOT_FOUND",
   );
 
   assert.deepEqual(await Deno.readFile(path), before);
-  assert.deepEqual(await store.readTree("s", (tree) => structuredClone(tree?.roots)), stateBefore);
-  assert.deepEqual(await store.listSessions(), ["s"], "a refused change creates no session");
+  assert.deepEqual(
+    await store.space("default").readTree("s", (tree) => structuredClone(tree?.roots)),
+    stateBefore,
+  );
+  assert.deepEqual(await store.space("default").listSessions(), ["s"], "a refused change creates no session");
   await using reopened = await open(path);
-  assert.deepEqual(await reopened.readTree("s", (tree) => structuredClone(tree?.roots)), stateBefore);
+  assert.deepEqual(
+    await reopened.space("default").readTree("s", (tree) => structuredClone(tree?.roots)),
+    stateBefore,
+  );
 });
 
 Deno.test("JsonFileStore: two stores on one file see each other's changes", async () => {
@@ -107,19 +113,31 @@ Deno.test("JsonFileStore: two stores on one file see each other's changes", asyn
   await using b = await open(path);
 
   await plan(a);
-  assert.deepEqual(await b.readTree("s", (tree) => tree?.roots[0]?.tasks.map((t) => t.id)), ["s1", "s2"]);
+  assert.deepEqual(await b.space("default").readTree("s", (tree) => tree?.roots[0]?.tasks.map((t) => t.id)), [
+    "s1",
+    "s2",
+  ]);
 
-  await b.updateTree("s", (tree) => startTask(tree, "s1"));
-  await b.updateTree("s", (tree) => completeTask(tree, "s1", "by b"));
-  await a.updateTree("s", (tree) => startTask(tree, "s2"));
-  const seen = await b.readTree("s", (tree) => tree?.roots[0]?.tasks.map((t) => [t.id, t.status]));
+  await b.space("default").updateTree("s", (tree) => startTask(tree, "s1"));
+  await b.space("default").updateTree("s", (tree) => completeTask(tree, "s1", "by b"));
+  await a.space("default").updateTree("s", (tree) => startTask(tree, "s2"));
+  const seen = await b.space("default").readTree(
+    "s",
+    (tree) => tree?.roots[0]?.tasks.map((t) => [t.id, t.status]),
+  );
   assert.deepEqual(seen, [["s1", "done"], ["s2", "in_progress"]], "b sees a's start, made after b's change");
 
   await Promise.all([
-    a.updateTree("other", (tree) => createTask(tree, { name: "From a", tasks: [{ id: "x", name: "x" }] })),
-    b.updateTree("other", (tree) => createTask(tree, { name: "From b", tasks: [{ id: "y", name: "y" }] })),
+    a.space("default").updateTree(
+      "other",
+      (tree) => createTask(tree, { name: "From a", tasks: [{ id: "x", name: "x" }] }),
+    ),
+    b.space("default").updateTree(
+      "other",
+      (tree) => createTask(tree, { name: "From b", tasks: [{ id: "y", name: "y" }] }),
+    ),
   ]);
-  const both = await a.readTree("other", (tree) => tree?.roots.map((t) => t.name).sort());
+  const both = await a.space("default").readTree("other", (tree) => tree?.roots.map((t) => t.name).sort());
   assert.deepEqual(both, ["From a", "From b"], "neither change is lost");
   const doc = StoreDocumentSchema.parse(JSON.parse(await Deno.readTextFile(path)));
   assert.equal(doc.sessions.other?.length, 2);
@@ -133,9 +151,9 @@ Deno.test("JsonFileStore: an empty file loads as an empty store", async (t) => {
       const path = `${dir.path}/${label.replaceAll(" ", "-")}.json`;
       await Deno.writeTextFile(path, content);
       await using store = await open(path);
-      assert.deepEqual(await store.listSessions(), []);
-      assert.deepEqual(await store.listProjects(), []);
-      assert.equal(await store.readWorks((works) => works.size), 0);
+      assert.deepEqual(await store.space("default").listSessions(), []);
+      assert.deepEqual(await store.space("default").listProjects(), []);
+      assert.equal(await store.space("default").readWorks((works) => works.size), 0);
       await plan(store);
       StoreDocumentSchema.parse(JSON.parse(await Deno.readTextFile(path)));
     });

@@ -3,7 +3,15 @@
  * layout puts every key under its prefix and takes its keys apart the same way.
  */
 import assert from "node:assert/strict";
-import { chunkIndex, DEFAULT_LAYOUT, KvLayout, recordKeys, recordRange } from "../../lib/store/kv/layout.ts";
+import {
+  chunkIndex,
+  DEFAULT_LAYOUT,
+  KvLayout,
+  namespaceLayout,
+  NAMESPACES_VERSION,
+  recordKeys,
+  recordRange,
+} from "../../lib/store/kv/layout.ts";
 
 Deno.test("kv layout: the default layout builds the keys existing databases hold", () => {
   const l = DEFAULT_LAYOUT;
@@ -57,6 +65,19 @@ Deno.test("kv layout: a prefixed layout puts every key under the prefix and read
   assert.equal(l.markerOf([...l.markers().prefix, "x", "y"]), undefined);
   assert.equal(l.taskKeyLength, l.task("g", "a").length);
   assert.equal(l.workKeyLength, l.work("w").length);
+});
+
+Deno.test('kv layout: namespace default keeps today\'s keys, another namespace NAME lives under ["n", NAME]', () => {
+  assert.equal(namespaceLayout("default"), DEFAULT_LAYOUT);
+  assert.deepEqual(DEFAULT_LAYOUT.changeCounters, [["v"]]);
+  const l = namespaceLayout("team.a");
+  assert.deepEqual(l.meta("s"), ["n", "team.a", "m", "s"]);
+  assert.deepEqual(l.work("w"), ["n", "team.a", "w", "w"]);
+  assert.deepEqual(l.progress("p"), ["n", "team.a", "p", "p"]);
+  assert.deepEqual(l.historyEntry("line", 3), ["n", "team.a", "h", "line", 3]);
+  // Every change there also counts in ["nv"], which one watch of the whole store sees.
+  assert.deepEqual(l.changeCounters, [["n", "team.a", "v"], NAMESPACES_VERSION]);
+  assert.deepEqual(NAMESPACES_VERSION, ["nv"]);
 });
 
 Deno.test("kv layout: a record's chunks sit right under its key", () => {

@@ -52,13 +52,13 @@ function leaves(id: string, n: number, description = "") {
 }
 
 function roots(store: Store, sessionId = "s"): Promise<string> {
-  return store.readTree(sessionId, (tree) => canonical(tree?.roots ?? null));
+  return store.space("default").readTree(sessionId, (tree) => canonical(tree?.roots ?? null));
 }
 
 Deno.test("kv store: a tree is one key per task and no value passes 64 KiB", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    await store.updateTree("s", (tree) =>
+    await store.space("default").updateTree("s", (tree) =>
       createTask(tree, {
         id: "big",
         name: "big",
@@ -90,16 +90,16 @@ Deno.test("kv store: a tree is one key per task and no value passes 64 KiB", asy
 Deno.test("kv store: a record that shrinks loses its extra chunks", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    await store.updateTree(
+    await store.space("default").updateTree(
       "s",
       (tree) => createTask(tree, { id: "a", name: "a", description: "€".repeat(4000) }),
     );
-    await store.updateTree(
+    await store.space("default").updateTree(
       "s",
       (tree) =>
         updateTask(tree, { id: "a", completion_criteria: Array.from({ length: 20 }, () => "€".repeat(500)) }),
     );
-    await store.updateTree(
+    await store.space("default").updateTree(
       "s",
       (tree) => updateTask(tree, { id: "a", description: "short", completion_criteria: [] }),
     );
@@ -114,13 +114,16 @@ Deno.test("kv store: a record that shrinks loses its extra chunks", async () => 
 Deno.test("kv store: a delete bigger than one commit leaves no keys behind once swept", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    await store.updateTree("s", (tree) => createTask(tree, { id: "keep", name: "keep" }));
-    await store.updateTree("s", (tree) => createTask(tree, { id: "big", name: "big" }));
+    await store.space("default").updateTree("s", (tree) => createTask(tree, { id: "keep", name: "keep" }));
+    await store.space("default").updateTree("s", (tree) => createTask(tree, { id: "big", name: "big" }));
     for (let i = 0; i < 5; i++) {
-      await store.updateTree("s", (tree) => createTask(tree, { ...leaves(`g${i}`, 499), parentId: "big" }));
+      await store.space("default").updateTree(
+        "s",
+        (tree) => createTask(tree, { ...leaves(`g${i}`, 499), parentId: "big" }),
+      );
     }
     const gen = await sessionGen(path, "s");
-    await store.updateTree("s", (tree) => deleteTask(tree, "big"));
+    await store.space("default").updateTree("s", (tree) => deleteTask(tree, "big"));
     assert.equal(store.stats.flips, 0);
     await store.close();
     const left = (await rawEntries(path)).filter((e) => e.key[0] === "t");
@@ -132,10 +135,12 @@ Deno.test("kv store: a change too big for one commit moves the session to a new 
   await withKv(async (path) => {
     const store = await KvStore.open(path);
     const other = await KvStore.open(path);
-    for (let i = 0; i < 3; i++) await store.updateTree("s", (tree) => createTask(tree, leaves(`p${i}`, 400)));
-    await other.readTree("s", () => {});
+    for (let i = 0; i < 3; i++) {
+      await store.space("default").updateTree("s", (tree) => createTask(tree, leaves(`p${i}`, 400)));
+    }
+    await other.space("default").readTree("s", () => {});
     const before = await sessionGen(path, "s");
-    await store.updateTree("s", (tree) => {
+    await store.space("default").updateTree("s", (tree) => {
       for (const { task } of tree.walk()) tree.setField(task, "description", "d".repeat(700));
     });
     assert.equal(store.stats.flips, 1);
@@ -204,7 +209,7 @@ Deno.test("kv store: another store's cache follows random changes through the ch
     ];
     const apply = async (store: Store, op: (tree: TaskTree) => unknown) => {
       try {
-        await store.updateTree("s", op);
+        await store.space("default").updateTree("s", op);
         return true;
       } catch (error) {
         if (error instanceof DomainError) return false;
@@ -224,7 +229,7 @@ Deno.test("kv store: another store's cache follows random changes through the ch
       const expected = await roots(model);
       assert.equal(await roots(a), expected, `step ${step}: a`);
       assert.equal(await roots(b), expected, `step ${step}: b`);
-      await a.readTree("s", (tree) => assert.deepEqual(invariantViolations(tree!), []));
+      await a.space("default").readTree("s", (tree) => assert.deepEqual(invariantViolations(tree!), []));
     }
     assert.ok(a.stats.catchUps > 50 && b.stats.catchUps > 50, JSON.stringify([a.stats, b.stats]));
     assert.equal(
@@ -250,7 +255,7 @@ Deno.test("kv store: replaced and evicted snapshots are swept", async () => {
     }];
     const big = Array.from({ length: 300 }, (_, i) => ({ ...snapshot[0]!, id: `x${i}` }));
     const save = (n: number, tasks: Task[]) =>
-      store.updateWorks((entries) =>
+      store.space("default").updateWorks((entries) =>
         saveWork(entries, {
           work_summarize: "s",
           work_description: "d",
@@ -282,7 +287,7 @@ Deno.test("kv store: data a dead writer staged long ago is swept at open, recent
     await kv.set(["t", "new", "x"], new Uint8Array(8));
     kv.close();
     const store = await KvStore.open(path);
-    await store.listSessions();
+    await store.space("default").listSessions();
     await store.close();
     const keys = (await rawEntries(path)).map((e) => JSON.stringify(e.key));
     assert.deepEqual(keys.sort(), ['["gc","g","new"]', '["t","new","x"]']);
@@ -292,7 +297,7 @@ Deno.test("kv store: data a dead writer staged long ago is swept at open, recent
 Deno.test("kv store: an import too big for one commit is refused and changes nothing", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    await store.updateTree("s", (tree) => createTask(tree, leaves("a", 3)));
+    await store.space("default").updateTree("s", (tree) => createTask(tree, leaves("a", 3)));
     const before = await store.exportDocument();
     const progress: Record<string, unknown> = {};
     for (let i = 0; i < 1200; i++) {
@@ -313,7 +318,7 @@ Deno.test("kv store: an import too big for one commit is refused and changes not
 Deno.test("kv store: a damaged record is reported with its session, not skipped", async () => {
   await withKv(async (path) => {
     const store = await KvStore.open(path);
-    await store.updateTree("s", (tree) => createTask(tree, leaves("a", 2)));
+    await store.space("default").updateTree("s", (tree) => createTask(tree, leaves("a", 2)));
     await store.close();
     const gen = await sessionGen(path, "s");
     const kv = await Deno.openKv(path);
@@ -321,7 +326,7 @@ Deno.test("kv store: a damaged record is reported with its session, not skipped"
     kv.close();
     const reopened = await KvStore.open(path);
     await assert.rejects(
-      reopened.readTree("s", () => {}),
+      reopened.space("default").readTree("s", () => {}),
       /session "s" is inconsistent: task "a" lists a missing task "a-1"/,
     );
     await reopened.close();

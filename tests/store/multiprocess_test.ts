@@ -3,7 +3,8 @@
  * one KV_PATH), driven at once through the SDK client with interleaved creates, starts, completes,
  * work saves and reads, and progress upserts. Afterwards every acknowledged change is present, the
  * invariants hold, the servers agree, and no progress revision was handed out twice (a lost
- * read-modify-write would repeat one).
+ * read-modify-write would repeat one). Run once in namespace `default` and once with every server in
+ * another namespace (`CHECKLIST_NAMESPACE`, README "Namespaces"), which must leave `default` empty.
  */
 import assert from "node:assert/strict";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
@@ -71,11 +72,21 @@ async function agent(conn: Connection, i: number, planId: string, acks: Acks): P
   }
 }
 
-for (const kind of ["file", "kv"] as const) {
-  Deno.test(`${AGENTS} server processes on one ${kind === "file" ? "FILE_PATH" : "KV_PATH"} lose no acknowledged change`, async () => {
+for (
+  const [kind, namespace] of [["file", "default"], ["kv", "default"], ["file", "team-x"], [
+    "kv",
+    "team-x",
+  ]] as const
+) {
+  const where = namespace === "default" ? "" : ` in namespace ${namespace}`;
+  Deno.test(`${AGENTS} server processes on one ${kind === "file" ? "FILE_PATH" : "KV_PATH"}${where} lose no acknowledged change`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "checklist-multi-" });
     const path = `${dir}/${kind === "file" ? "plan.json" : "plan.sqlite"}`;
-    const env = { [kind === "file" ? "FILE_PATH" : "KV_PATH"]: path, WORK_CACHE_SIZE: "1000" };
+    const env = {
+      [kind === "file" ? "FILE_PATH" : "KV_PATH"]: path,
+      WORK_CACHE_SIZE: "1000",
+      CHECKLIST_NAMESPACE: namespace,
+    };
     const agents = await Promise.all(Array.from({ length: AGENTS }, () => spawnStdio({ env })));
     try {
       const { task: plan } = await ok<{ task: Task }>(agents[0]!.client, "createTask", {
@@ -104,7 +115,9 @@ for (const kind of ["file", "kv"] as const) {
 
       const store = kind === "file" ? await JsonFileStore.open(path) : await KvStore.open(path);
       try {
-        const problems = await store.readTree("plan", (tree) => {
+        const space = store.space(namespace);
+        assert.deepEqual(await store.listNamespaces(), [namespace], "nothing was written elsewhere");
+        const problems = await space.readTree("plan", (tree) => {
           const out = invariantViolations(tree!);
           for (const id of acks.created) if (!tree!.get(id)) out.push(`created ${id} lost`);
           for (const id of acks.completed) {
@@ -115,7 +128,7 @@ for (const kind of ["file", "kv"] as const) {
         });
         assert.deepEqual(problems, []);
         assert.ok(acks.completed.size >= ROUNDS, `completions acknowledged: ${acks.completed.size}`);
-        const works = await store.readWorks((entries) => new Set(entries.keys()));
+        const works = await space.readWorks((entries) => new Set(entries.keys()));
         for (const id of acks.works) assert.ok(works.has(id), `work ${id} lost`);
         assert.equal(works.size, acks.works.size);
         const revisions = [...acks.revisions].sort((a, b) => a - b);
@@ -124,7 +137,7 @@ for (const kind of ["file", "kv"] as const) {
           Array.from({ length: AGENTS * ROUNDS }, (_, k) => k + 1),
           "each upsert got its own revision",
         );
-        assert.equal((await store.readProgress("shared"))!.revision, AGENTS * ROUNDS);
+        assert.equal((await space.readProgress("shared"))!.revision, AGENTS * ROUNDS);
       } finally {
         await store.close();
       }

@@ -44,20 +44,20 @@ Deno.test("parseImport refuses broken JSON, a foreign shape, duplicate ids and o
 
 Deno.test("parseImport takes a bare array as the default session and repairs parent statuses", () => {
   const { state, repairs, counts } = parseImport(JSON.stringify([task("p", [task("c", [], "done")])]));
-  assert.deepEqual([...state.sessions.keys()], ["default"]);
-  assert.equal(state.sessions.get("default")!.get("p")!.status, "done");
+  assert.deepEqual([...state.space("default").sessions.keys()], ["default"]);
+  assert.equal(state.space("default").sessions.get("default")!.get("p")!.status, "done");
   assert.equal(repairs.length, 1);
   assert.deepEqual(counts, { sessions: 1, tasks: 2, works: 0, progress: 0 });
 });
 
 Deno.test("importStore refuses a store that holds data unless told to replace it", async () => {
   const store = new MemoryStore();
-  await store.updateTree("mine", (tree) => createTask(tree, { id: "keep", name: "keep" }));
+  await store.space("default").updateTree("mine", (tree) => createTask(tree, { id: "keep", name: "keep" }));
   const text = JSON.stringify({ version: 1, sessions: { other: [task("x")] } });
   await assert.rejects(importStore(store, text), refusal("INVALID_INPUT", /not empty \(1 sessions/));
-  assert.deepEqual(await store.listSessions(), ["mine"]);
+  assert.deepEqual(await store.space("default").listSessions(), ["mine"]);
   await importStore(store, text, { replace: true });
-  assert.deepEqual(await store.listSessions(), ["other"]);
+  assert.deepEqual(await store.space("default").listSessions(), ["other"]);
 });
 
 Deno.test("an invalid import changes nothing in a file or KV store", async () => {
@@ -65,7 +65,7 @@ Deno.test("an invalid import changes nothing in a file or KV store", async () =>
   try {
     for (const open of [() => JsonFileStore.open(`${dir}/s.json`), () => KvStore.open(`${dir}/s.sqlite`)]) {
       const store = await open();
-      await store.updateTree(
+      await store.space("default").updateTree(
         "s",
         (tree) => createTask(tree, { id: "a", name: "a", tasks: [{ id: "b", name: "b" }] }),
       );
@@ -91,7 +91,7 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
   const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
   try {
     const file = await JsonFileStore.open(`${dir}/plan.json`);
-    await file.updateTree(
+    await file.space("default").updateTree(
       "default",
       (tree) =>
         createTask(tree, {
@@ -100,9 +100,9 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
           tasks: [{ id: "build", name: "Build" }, { id: "test", name: "Test" }],
         }),
     );
-    await file.updateTree("default", (tree) => startTask(tree, "ship"));
-    const roots = await file.readTree("default", (tree) => structuredClone(tree!.roots));
-    await file.updateWorks((entries) =>
+    await file.space("default").updateTree("default", (tree) => startTask(tree, "ship"));
+    const roots = await file.space("default").readTree("default", (tree) => structuredClone(tree!.roots));
+    await file.space("default").updateWorks((entries) =>
       saveWork(entries, {
         work_summarize: "built it",
         work_description: "build",
@@ -113,7 +113,7 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
         capacity: 10,
       })
     );
-    await file.updateProgress(
+    await file.space("default").updateProgress(
       "ship",
       (c) => upsertProgress(c, { project: "ship", content: { goal: "ship" }, now: "t" }),
     );
@@ -135,7 +135,10 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
     assert.match(again.stderr, /refused: The target store is not empty/);
 
     const kv = await KvStore.open(kvPath);
-    assert.equal(await kv.readTree("default", (tree) => tree!.get("build")!.status), "in_progress");
+    assert.equal(
+      await kv.space("default").readTree("default", (tree) => tree!.get("build")!.status),
+      "in_progress",
+    );
     await kv.close();
 
     const back = await cli(["export", "--out", `${dir}/back.json`], { KV_PATH: kvPath });
@@ -152,6 +155,68 @@ Deno.test("the export and import commands move a plan from a JSON file into KV a
     const none = await cli(["export"], {});
     assert.equal(none.code, 1);
     assert.match(none.stderr, /Set FILE_PATH or KV_PATH/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("export and import --namespace move one namespace into another and leave the rest alone", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-ns-" });
+  try {
+    const file = await JsonFileStore.open(`${dir}/plan.json`);
+    for (const [namespace, name] of [["default", "Home"], ["team-a", "Alpha"], ["team-b", "Bravo"]]) {
+      const space = file.space(namespace!);
+      await space.updateTree("plan", (tree) => createTask(tree, { id: "ship", name: name! }));
+      await space.updateProgress(
+        "app",
+        (c) => upsertProgress(c, { project: "app", content: { goal: name! }, now: "t" }),
+      );
+    }
+    await file.close();
+    const FILE_PATH = `${dir}/plan.json`;
+
+    const one = await cli(["export", "--namespace", "team-a"], { FILE_PATH });
+    assert.equal(one.code, 0, one.stderr);
+    const doc = JSON.parse(one.stdout);
+    assert.equal("namespaces" in doc, false, "one namespace exports as a plain document");
+    assert.equal(doc.sessions.plan[0].name, "Alpha");
+    await Deno.writeTextFile(`${dir}/alpha.json`, one.stdout);
+
+    const KV_PATH = `${dir}/plan.sqlite`;
+    const all = await cli(["export", "--out", `${dir}/all.json`], { FILE_PATH });
+    assert.equal(all.code, 0, all.stderr);
+    const whole = await cli(["import", `${dir}/all.json`], { KV_PATH });
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.match(
+      whole.stderr,
+      /Imported 3 sessions \(3 tasks\), 0 work entries and 3 progress documents in 3 namespaces/,
+    );
+
+    const into = await cli(["import", `${dir}/alpha.json`, "--namespace", "team-c"], { KV_PATH });
+    assert.equal(into.code, 0, into.stderr);
+    assert.match(into.stderr, /into the namespace "team-c" of kv store/);
+    const again = await cli(["import", `${dir}/alpha.json`, "--namespace", "team-b"], { KV_PATH });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /refused: The target namespace "team-b" is not empty/);
+    const several = await cli(["import", `${dir}/all.json`, "--namespace", "team-d", "--replace"], {
+      KV_PATH,
+    });
+    assert.equal(several.code, 1);
+    assert.match(
+      several.stderr,
+      /refused: The document holds several namespaces \(default, team-a, team-b\)/,
+    );
+    const badName = await cli(["export", "--namespace", "a/b"], { KV_PATH });
+    assert.equal(badName.code, 1);
+    assert.match(badName.stderr, /a namespace name is 1-64 characters/);
+
+    const after = JSON.parse((await cli(["export"], { KV_PATH })).stdout);
+    const before = JSON.parse(await Deno.readTextFile(`${dir}/all.json`));
+    assert.deepEqual(after.sessions, before.sessions, "default unchanged");
+    assert.deepEqual(Object.keys(after.namespaces).sort(), ["team-a", "team-b", "team-c"]);
+    assert.deepEqual(after.namespaces["team-a"], before.namespaces["team-a"]);
+    assert.deepEqual(after.namespaces["team-b"], before.namespaces["team-b"]);
+    assert.deepEqual({ version: 1, ...after.namespaces["team-c"] }, doc);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -3,7 +3,14 @@ import { startTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
 import { buildSessionView, documentView, workViews } from "../../lib/view/build.ts";
 import { PageViewSchema, SessionViewSchema } from "../../lib/view/model.ts";
-import { documentsPanel, historyList, sessionPanel, worksPanel } from "../../lib/view/render.ts";
+import {
+  changeSummary,
+  documentsPanel,
+  focusPanel,
+  historyList,
+  sessionPanel,
+  worksPanel,
+} from "../../lib/view/render.ts";
 import { escapeHtml, progressLabel } from "../../lib/view/text.ts";
 import { h, toHtml } from "../../lib/view/vnode.ts";
 import { run } from "../domain/helpers.ts";
@@ -129,4 +136,26 @@ Deno.test("works are listed most recently used first, long summaries cut", () =>
 Deno.test("progressLabel gives done/total and a whole percent rounded down", () => {
   assert.equal(progressLabel(2, 3), "2/3 done (66%)");
   assert.equal(progressLabel(0, 0), "0/0 done (0%)");
+});
+
+Deno.test("a cut focus says how many rules it left out, and a call's changes are summed up by kind", () => {
+  const focus = {
+    id: "a",
+    name: "A",
+    description: "long",
+    path: [{ id: "a", name: "A" }],
+    criteria: [],
+    constraints: [],
+    rules_cut: 7,
+    description_cut: true,
+  };
+  const html = toHtml(focusPanel(focus, null));
+  assert.match(html, /<p class="description">long …<\/p>/);
+  assert.match(html, /7 more criteria or constraints not shown/);
+  assert.doesNotMatch(toHtml(focusPanel({ ...focus, rules_cut: undefined }, null)), /not shown/);
+
+  assert.equal(changeSummary({}), null);
+  const summary = toHtml(changeSummary({ a: "started", b: "started", c: "completed" })!);
+  assert.match(summary, /This call: <span class="change c-started">started<\/span> 2 · /);
+  assert.match(summary, /<span class="change c-completed">completed<\/span> 1/);
 });

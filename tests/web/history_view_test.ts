@@ -5,8 +5,10 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { makeApp, send } from "../http/http_support.ts";
 
 async function viewOf(store: MemoryStore): Promise<{ session: { history: unknown } | null }> {
-  await store.updateTree("plan", (t) => createTask(t, { id: "a", name: "A" }), { tool: "createTask" });
-  await store.updateTree("plan", (t) => startTask(t, "a"), { tool: "startTask" });
+  await store.space("default").updateTree("plan", (t) => createTask(t, { id: "a", name: "A" }), {
+    tool: "createTask",
+  });
+  await store.space("default").updateTree("plan", (t) => startTask(t, "a"), { tool: "startTask" });
   await using app = makeApp({}, { store });
   const response = await send(app.app, { path: "/api/view?session=plan" });
   assert.equal(response.status, 200);

@@ -2,7 +2,7 @@
  * Atomic commits that know Deno KV's per-commit limits, and unchecked writes split over as many
  * commits as they need.
  */
-import { chunkKeys } from "./layout.ts";
+import { chunkKeys, type KvLayout } from "./layout.ts";
 import { whenUnlocked } from "./retry.ts";
 
 /** Deno KV's limits, as enforced by Deno 2.9.6 (measured; see kv_store.ts). */
@@ -127,6 +127,12 @@ export class Commit {
     return this;
   }
 
+  /** Queues the additions that count a change under `layout` (its {@link KvLayout.changeCounters}). */
+  countChange(layout: KvLayout): this {
+    for (const key of layout.changeCounters) this.sum(key, 1n);
+    return this;
+  }
+
   /** Whether the commit stays within the limits with `more` further mutations of about `bytes`. */
   fits(more = 0, bytes = 0, keyBytes = 0): boolean {
     return this.mutations + more <= BUDGET.mutations && this.checks.length <= BUDGET.checks &&
@@ -155,8 +161,9 @@ export class Commit {
     const result = await whenUnlocked(() => {
       const op = kv.atomic();
       for (const check of this.checks) op.check(check);
-      for (const [key, value] of this.#sets) op.set(key, value);
+      // Deletes first: a key both deleted (the old contents) and set (the new) in one commit keeps the set.
       for (const key of this.#deletes) op.delete(key);
+      for (const [key, value] of this.#sets) op.set(key, value);
       for (const [key, n] of this.#sums) op.sum(key, n);
       return op.commit();
     });

@@ -9,60 +9,54 @@
  * waits for the commit. Deno KV's limits (checked on Deno 2.9.6): a value ≤ 64 KiB, per commit
  * ≤ 1000 mutations, ≤ 100 checks, ≤ 800 KiB of keys and values, ≤ 80 KiB of set keys.
  *
- * An import replaces everything in one commit that checks the store-wide counter `["v"]`: trees and
- * snapshots are staged first, then that commit publishes them (it holds the metas, entries and
- * progress documents, so a document whose final commit would pass the limits is refused before
- * anything is written).
+ * Namespaces (README "Namespaces") are spaces under their own key prefix (kv_space.ts, layout.ts):
+ * `default` keeps the keys of databases written before namespaces, so they load unchanged.
+ *
+ * An import replaces everything (or one namespace) in one commit that checks the change counter of
+ * each namespace it replaces: trees and snapshots are staged first, then that commit publishes them
+ * (it holds the metas, entries and progress documents, so a document whose final commit would pass
+ * the limits is refused before anything is written).
  */
 import { DEFAULTS } from "../../config.ts";
 import { fail } from "../../domain/errors.ts";
-import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
-import type { TaskTree } from "../../domain/task_tree.ts";
-import type { WorkEntry } from "../../domain/work_lru.ts";
-import { watchKvKey } from "../change_feed.ts";
-import { encodeJson, encodeRecord } from "./codec.ts";
-import { Commit } from "./commit.ts";
-import { DEFAULT_LAYOUT, type KvLayout, type KvPlace, newName, type SessionMeta } from "./layout.ts";
-import { readRecord } from "./reader.ts";
-import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
-import { KvSessions, type KvSessionStats } from "./sessions.ts";
-import { retire, retireIn, sweepAll } from "./sweeper.ts";
-import { KvWorks } from "./works.ts";
+import { DEFAULT_NAMESPACE, isNamespace } from "../../domain/schemas.ts";
+import { watchKvKeys } from "../change_feed.ts";
 import { Serial } from "../serial.ts";
-import type { StoreDocument, StoreState } from "../state.ts";
-import type { HistoryView } from "../../domain/history.ts";
 import {
-  type HistoryPage,
-  type Store,
-  StoreOpenError,
-  type StoreOptions,
-  type TreeChangeOptions,
-  type TreeUpdate,
-} from "../store.ts";
+  sortNamespaces,
+  type SpaceDocument,
+  type SpaceState,
+  type StoreDocument,
+  type StoreState,
+} from "../state.ts";
+import { Spaces } from "../state_space.ts";
+import { type NamespaceOption, type Store, StoreOpenError, type StoreOptions } from "../store.ts";
+import { Commit } from "./commit.ts";
+import { KvSpace, type SpaceImport } from "./kv_space.ts";
+import { DEFAULT_LAYOUT, NAMESPACE_TAG, NAMESPACES_VERSION } from "./layout.ts";
+import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
+import type { KvSessionStats } from "./sessions.ts";
+import { sweepAll } from "./sweeper.ts";
 
 /** See the module doc. */
 export class KvStore implements Store {
   readonly kind = "kv" as const;
   readonly historySize: number;
   readonly #kv: Deno.Kv;
-  readonly #layout: KvLayout;
-  readonly #place: KvPlace;
   readonly #serial = new Serial();
-  readonly #sessions: KvSessions;
-  readonly #works: KvWorks;
+  readonly #spaces: Spaces<KvSpace>;
   #closed = false;
 
-  private constructor(kv: Deno.Kv, layout: KvLayout, options: StoreOptions) {
+  private constructor(kv: Deno.Kv, options: StoreOptions) {
     this.#kv = kv;
-    this.#layout = layout;
-    this.#place = { kv, layout };
+    this.historySize = options.historySize ?? DEFAULTS.historySize;
+    const run = <T>(job: () => Promise<T>) => this.#serial.run(job);
     const defer = (job: () => Promise<void>) => {
       // Garbage left by a failed sweep is found again later; it never blocks a change.
       this.#serial.run(() => this.#closed ? Promise.resolve() : job()).catch(() => {});
     };
-    this.historySize = options.historySize ?? DEFAULTS.historySize;
-    this.#sessions = new KvSessions(this.#place, { defer, historySize: this.historySize });
-    this.#works = new KvWorks(this.#place, { defer });
+    const historySize = this.historySize;
+    this.#spaces = new Spaces((namespace) => new KvSpace(kv, { namespace, historySize, run, defer }));
   }
 
   /**
@@ -78,107 +72,81 @@ export class KvStore implements Store {
         cause: error,
       });
     }
-    const store = new KvStore(kv, DEFAULT_LAYOUT, options);
-    store.#serial.run(() => store.#closed ? Promise.resolve(0) : sweepAll(store.#place)).catch(() => {});
+    const store = new KvStore(kv, options);
+    store.#serial.run(async () => {
+      for (const namespace of [DEFAULT_NAMESPACE, ...await store.#otherNamespaces()]) {
+        if (store.#closed) return;
+        await sweepAll(store.#spaces.get(namespace).place);
+      }
+    }).catch(() => {});
     return store;
   }
 
-  readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
-    return this.#serial.run(async () => fn((await this.#sessions.current(sessionId))?.tree));
+  space(namespace: string): KvSpace {
+    return this.#spaces.get(namespace);
   }
 
-  updateTree<T>(
-    sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
-    options: TreeChangeOptions = { tool: "store" },
-  ): Promise<TreeUpdate<T>> {
-    return this.#serial.run(() => this.#sessions.update(sessionId, fn, options));
+  listNamespaces(): Promise<string[]> {
+    return this.#serial.run(async () => {
+      const names: string[] = [];
+      for (const namespace of [DEFAULT_NAMESPACE, ...await this.#otherNamespaces()]) {
+        if (await this.#spaces.get(namespace).holdsAnything()) names.push(namespace);
+      }
+      return sortNamespaces(names);
+    });
   }
 
-  readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
-    return this.#serial.run(() => this.#sessions.history(sessionId, limit));
-  }
-
-  listSessions(): Promise<string[]> {
-    return this.#serial.run(() => this.#sessions.list());
-  }
-
-  readWorks<T>(fn: (entries: ReadonlyMap<string, WorkEntry>) => T): Promise<T> {
-    return this.#serial.run(async () => fn(await this.#works.current()));
-  }
-
-  updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
-    return this.#serial.run(() => this.#works.update(fn));
-  }
-
-  readProgress(project: string): Promise<ProgressDoc | undefined> {
-    return this.#serial.run(async () => (await this.#readProgress(project))?.doc);
-  }
-
-  updateProgress(
-    project: string,
-    fn: (current: ProgressDoc | undefined) => ProgressDoc,
-  ): Promise<ProgressDoc> {
-    return this.#serial.run(() =>
+  async exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
+    const one = options.namespace === undefined ? undefined : this.#spaces.get(options.namespace);
+    const counters = one ? [one.layout.storeVersion] : [DEFAULT_LAYOUT.storeVersion, NAMESPACES_VERSION];
+    return await this.#serial.run(() =>
       retry(ON_CONFLICT, async () => {
-        const current = await this.#readProgress(project);
-        const doc = fn(current?.doc);
-        const parts = encodeRecord(this.#layout.progress(project), doc);
-        const commit = new Commit()
-          .check(this.#layout.progress(project), current?.versionstamp ?? null)
-          .sum(this.#layout.storeVersion, 1n)
-          .replaceRecord(parts, current?.chunks ?? 1);
-        return await commit.commit(this.#kv) ? doc : AGAIN;
-      }, () => new Error(`Progress of "${project}" kept changing under this write; nothing was saved.`))
-    );
-  }
-
-  listProjects(): Promise<string[]> {
-    return this.#serial.run(() => this.#projects());
-  }
-
-  exportDocument(): Promise<StoreDocument> {
-    return this.#serial.run(() =>
-      retry(ON_CONFLICT, async () => {
-        const before = await this.#kv.get(this.#layout.storeVersion);
-        const sessions: StoreDocument["sessions"] = {};
-        for (const id of await this.#sessions.list()) {
-          const session = await this.#sessions.current(id);
-          if (session) sessions[id] = structuredClone(session.tree.roots);
+        const before = await this.#kv.getMany(counters);
+        let doc: StoreDocument;
+        if (one) {
+          doc = { version: 1, ...await one.exportPart() };
+        } else {
+          doc = { version: 1, ...await this.#spaces.get(DEFAULT_NAMESPACE).exportPart() };
+          const others: [string, Omit<SpaceDocument, "history">][] = [];
+          for (const namespace of await this.#otherNamespaces()) {
+            const part = await this.#spaces.get(namespace).exportPart();
+            const empty = Object.keys(part.sessions).length + part.works.length +
+                Object.keys(part.progress).length === 0;
+            if (!empty) others.push([namespace, part]);
+          }
+          // fromEntries: a namespace may be named `__proto__`.
+          if (others.length > 0) doc.namespaces = Object.fromEntries(others);
         }
-        const works = [...(await this.#works.current()).values()].map((e) => structuredClone(e));
-        const progress: StoreDocument["progress"] = {};
-        for (const project of await this.#projects()) {
-          const stored = await this.#readProgress(project);
-          if (stored) progress[project] = stored.doc;
-        }
-        const after = await this.#kv.get(this.#layout.storeVersion);
-        if (after.versionstamp !== before.versionstamp) return AGAIN;
-        return { version: 1 as const, sessions, works, progress };
+        const after = await this.#kv.getMany(counters);
+        if (after.some((entry, i) => entry.versionstamp !== before[i]!.versionstamp)) return AGAIN;
+        return doc;
       }, () => new Error("The store kept changing during the export; try again."))
     );
   }
 
-  importState(state: StoreState): Promise<void> {
-    return this.#serial.run(async () => {
+  async importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {
+    const one = options.namespace === undefined ? undefined : this.#spaces.get(options.namespace);
+    return await this.#serial.run(async () => {
+      const targets: [KvSpace, SpaceState][] = one
+        ? [[one, state.space(DEFAULT_NAMESPACE)]]
+        : sortNamespaces([DEFAULT_NAMESPACE, ...await this.#otherNamespaces(), ...state.namespaces()])
+          .map((namespace) => [this.#spaces.get(namespace), state.space(namespace)]);
       await retry(
         ON_CONFLICT,
-        async () => await this.#import(state) || AGAIN,
+        async () => await this.#import(targets, !one) || AGAIN,
         () => new Error("The store kept changing during the import; try again."),
       );
-      this.#sessions.invalidate();
-      this.#works.invalidate();
-      await sweepAll(this.#place);
+      for (const [space] of targets) await space.afterImport();
     });
   }
 
-  /** How often each read and write path ran in this process. */
+  /** How often each read and write path of namespace `default` ran in this process. */
   get stats(): Readonly<KvSessionStats> {
-    return this.#sessions.stats;
+    return this.#spaces.get(DEFAULT_NAMESPACE).stats;
   }
 
   watch(onChange: () => void): () => void {
-    return watchKvKey(this.#kv, this.#layout.storeVersion, onChange);
+    return watchKvKeys(this.#kv, [DEFAULT_LAYOUT.storeVersion, NAMESPACES_VERSION], onChange);
   }
 
   close(): Promise<void> {
@@ -189,68 +157,48 @@ export class KvStore implements Store {
     });
   }
 
-  async #import(state: StoreState): Promise<boolean> {
-    const layout = this.#layout;
-    const version = await this.#kv.get(layout.storeVersion);
-    const existing = await this.#sessions.metas();
-    await this.#works.current();
-    const commit = new Commit().check(layout.storeVersion, version.versionstamp).sum(layout.storeVersion, 1n);
-    for (const [id, meta] of existing) {
-      if (state.sessions.has(id)) continue;
-      commit.delete(layout.meta(id));
-      retireIn(layout, commit, "g", meta.gen);
-      if (meta.line) retireIn(layout, commit, "h", meta.line);
+  /**
+   * Replaces each target space's contents in one commit; `everything` also checks that no other
+   * namespace appeared meanwhile. False when another writer got in between (nothing changed).
+   */
+  async #import(targets: readonly [KvSpace, SpaceState][], everything: boolean): Promise<boolean> {
+    const commit = new Commit();
+    if (everything) {
+      commit.check(NAMESPACES_VERSION, (await this.#kv.get(NAMESPACES_VERSION)).versionstamp);
     }
-    const gens = new Map<string, string>();
-    for (const id of state.sessions.keys()) {
-      const gen = newName();
-      gens.set(id, gen);
-      const old = existing.get(id);
-      commit.set(layout.meta(id), encodeJson({ gen, seq: (old?.seq ?? 0) + 1 } satisfies SessionMeta));
-      commit.delete(layout.marker("g", gen));
-      if (old) retireIn(layout, commit, "g", old.gen);
-      // An imported session starts a new history at revision 0.
-      if (old?.line) retireIn(layout, commit, "h", old.line);
+    for (const [space] of targets) {
+      const version = await this.#kv.get(space.layout.storeVersion);
+      commit.check(space.layout.storeVersion, version.versionstamp).countChange(space.layout);
     }
-    const { blobs } = this.#works.planImport(commit, [...state.works.values()]);
-    for await (const e of this.#kv.list(layout.progresses())) commit.delete(e.key);
-    for (const [project, doc] of state.progress) {
-      commit.setRecord(encodeRecord(layout.progress(project), doc));
-    }
+    const plans: SpaceImport[] = [];
+    for (const [space, state] of targets) plans.push(await space.planImport(commit, state));
     if (!commit.fits()) {
       fail(
         "LIMIT_EXCEEDED",
-        `This document has too many sessions, work entries and progress documents (and existing ones to replace) for one Deno KV commit (${commit.mutations} changes). Import it in parts.`,
+        `This document has too many sessions, work entries, progress documents and namespaces (and existing ones to replace) for one Deno KV commit (${commit.mutations} changes). Import it in parts (one namespace at a time with --namespace).`,
       );
     }
-    for (const [id, tree] of state.sessions) await this.#sessions.stage(tree, gens.get(id));
-    for (const [blob, tasks] of blobs) await this.#works.stageBlob(blob, tasks);
+    for (const plan of plans) await plan.stage();
     if (await commit.commit(this.#kv)) return true;
-    for (const gen of gens.values()) await retire(this.#place, "g", gen);
-    for (const [blob] of blobs) await retire(this.#place, "b", blob);
-    await sweepAll(this.#place);
+    for (const plan of plans) await plan.abandon();
     return false;
   }
 
-  /** The projects that have a progress document. */
-  async #projects(): Promise<string[]> {
-    const projects: string[] = [];
-    for await (const e of this.#kv.list(this.#layout.progresses())) {
-      const project = this.#layout.projectOf(e.key);
-      if (project !== undefined) projects.push(project);
+  /**
+   * The names of the namespaces other than `default` that have keys, found by skipping from one
+   * `["n", NAME]` prefix to the next (one small listing per namespace, whatever its size).
+   */
+  async #otherNamespaces(): Promise<string[]> {
+    const names: string[] = [];
+    let selector: Deno.KvListSelector = { prefix: [NAMESPACE_TAG] };
+    for (;;) {
+      let next: Deno.KvKeyPart | undefined;
+      for await (const e of this.#kv.list(selector, { limit: 1 })) next = e.key[1];
+      if (next === undefined) return names;
+      if (isNamespace(next) && next !== DEFAULT_NAMESPACE) names.push(next);
+      // `true` sorts after every other key part, so this starts right past every key under ["n", next]
+      // (a foreign key part that is no name is skipped the same way).
+      selector = { prefix: [NAMESPACE_TAG], start: [NAMESPACE_TAG, next, true] };
     }
-    return projects;
-  }
-
-  async #readProgress(
-    project: string,
-  ): Promise<{ doc: ProgressDoc; versionstamp: string; chunks: number } | undefined> {
-    const stored = await readRecord(this.#kv, this.#layout.progress(project));
-    if (!stored) return undefined;
-    const parsed = ProgressDocSchema.safeParse(stored.value);
-    if (!parsed.success) {
-      throw new Error(`Deno KV progress document "${project}" is malformed. Restore it from an export.`);
-    }
-    return { doc: parsed.data, versionstamp: stored.versionstamp, chunks: stored.chunks };
   }
 }

@@ -16,7 +16,8 @@
  * | `["h", line, rev]` | a history entry `{ revision, at, tool, summary }` (README "History and undo") |
  * | `["hd", line, rev]` (+ chunks) | that entry's delta `{ delta }`, or `{ blob }` naming where it was staged |
  * | `["hb", line, blob]` (+ chunks) | a delta too big for its change's commit `{ delta }`, staged before it |
- * | `["v"]` | store-wide change counter, bumped by every change (export and import check it) |
+ * | `["v"]` | change counter, bumped by every change (export and import check it) |
+ * | `["nv"]` | (default layout only) bumped by every change in another namespace, so one watch sees them all |
  * | `["gc", kind, id]` | a generation (`g`), snapshot blob (`b`), history line (`h`) or delta blob (`d`, id `line/blob`) to delete: retired, or staged and not yet live |
  *
  * A record's chunks sit at `[...key, 1]`, `[...key, 2]`, …, which Deno KV orders right after the key.
@@ -26,10 +27,12 @@
  * (`line`) is a random name for a session's history since it began (or was imported).
  *
  * A {@link KvLayout} puts all of these under one prefix; the {@link DEFAULT_LAYOUT} has none (the
- * keys above, as existing databases hold them).
+ * keys above, as existing databases hold them). Namespace `default` uses it; every other namespace
+ * NAME has the prefix `["n", NAME]` ({@link namespaceLayout}, README "Namespaces").
  */
 import { z } from "zod";
 import { DeltaSchema } from "../../domain/history.ts";
+import { DEFAULT_NAMESPACE } from "../../domain/schemas.ts";
 
 /** Change-log entries kept per generation; a reader further behind reloads the whole session. */
 export const LOG_KEEP = 64;
@@ -81,14 +84,20 @@ export class KvLayout {
   readonly #prefix: readonly Deno.KvKeyPart[];
   /** The works version key. */
   readonly worksVersion: Deno.KvKey;
-  /** The store-wide change counter. */
+  /** The change counter of everything under this layout. */
   readonly storeVersion: Deno.KvKey;
+  /** The counters every change adds one to: {@link storeVersion}, and any named at construction. */
+  readonly changeCounters: readonly Deno.KvKey[];
 
-  /** A layout whose keys all start with `prefix` (none: {@link DEFAULT_LAYOUT}'s keys). */
-  constructor(prefix: readonly Deno.KvKeyPart[] = []) {
+  /**
+   * A layout whose keys all start with `prefix` (none: {@link DEFAULT_LAYOUT}'s keys); every change
+   * also counts in `alsoCount` (a counter outside the prefix that a watcher of several layouts watches).
+   */
+  constructor(prefix: readonly Deno.KvKeyPart[] = [], alsoCount: readonly Deno.KvKey[] = []) {
     this.#prefix = [...prefix];
     this.worksVersion = this.#key("wv");
     this.storeVersion = this.#key("v");
+    this.changeCounters = [this.storeVersion, ...alsoCount];
   }
 
   /** A session's meta key. */
@@ -273,6 +282,19 @@ export class KvLayout {
 
 /** The layout of today's databases: no prefix. */
 export const DEFAULT_LAYOUT: KvLayout = new KvLayout();
+
+/** The first key part of every key of a namespace other than `default`. */
+export const NAMESPACE_TAG = "n";
+
+/** The counter every change in a namespace other than `default` adds one to. */
+export const NAMESPACES_VERSION: Deno.KvKey = ["nv"];
+
+/** The layout of a namespace: {@link DEFAULT_LAYOUT} for `default`, else the prefix `["n", NAME]`. */
+export function namespaceLayout(namespace: string): KvLayout {
+  return namespace === DEFAULT_NAMESPACE
+    ? DEFAULT_LAYOUT
+    : new KvLayout([NAMESPACE_TAG, namespace], [NAMESPACES_VERSION]);
+}
 
 /** A KV and the layout of the store in it. */
 export interface KvPlace {

@@ -305,7 +305,7 @@ export class KvSessions {
     const { layout } = this.#place;
     return new Commit()
       .check(layout.meta(sessionId), session?.versionstamp ?? null)
-      .sum(layout.storeVersion, 1n)
+      .countChange(layout)
       .set(layout.meta(sessionId), encodeJson(meta));
   }
 

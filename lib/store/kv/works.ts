@@ -198,7 +198,7 @@ export class KvWorks {
     const { layout } = this.#place;
     const commit = new Commit()
       .check(layout.worksVersion, cache.versionstamp)
-      .sum(layout.storeVersion, 1n)
+      .countChange(layout)
       .set(layout.worksVersion, encodeJson({ seq: cache.seq + 1 }));
     const staged: string[] = [];
     const blobs = new Map(cache.blobs);

@@ -7,16 +7,10 @@
  * with the same element descriptions the server used (lib/view/render.ts), as DOM nodes. Agent text is
  * only ever set as text. It reads; it changes nothing.
  */
-import { toDom, toFragment } from "../../view/dom.ts";
+import { toDom } from "../../view/dom.ts";
 import type { ChildrenView, PageView } from "../../view/model.ts";
-import {
-  documentsPanel,
-  noSessionPanel,
-  rowNodes,
-  sessionList,
-  sessionPanel,
-  worksPanel,
-} from "../../view/render.ts";
+import { documentsPanel, noSessionPanel, sessionList, sessionPanel, worksPanel } from "../../view/render.ts";
+import { listenTree, type RowLoader } from "../../view/tree_dom.ts";
 
 /** Ids the person unfolded (kept unfolded across live updates). */
 const opened = new Set<string>();
@@ -36,68 +30,18 @@ async function readJson<T>(path: string, params: URLSearchParams): Promise<T> {
   return await response.json() as T;
 }
 
-/** The rows after `row` that belong to its subtree (deeper than it), up to the next sibling. */
-function subtreeRows(row: HTMLElement): HTMLElement[] {
-  const depth = Number(row.dataset.depth);
-  const out: HTMLElement[] = [];
-  for (
-    let next = row.nextElementSibling as HTMLElement | null;
-    next;
-    next = next.nextElementSibling as HTMLElement | null
-  ) {
-    if (Number(next.dataset.depth) <= depth) break;
-    out.push(next);
-  }
-  return out;
-}
-
-async function loadRows(params: Record<string, string>): Promise<DocumentFragment> {
+const loadRows: RowLoader = async ({ parentId, offset, count }) => {
   const at = current();
-  if (!at) return document.createDocumentFragment();
-  const query = new URLSearchParams({ ns: at.namespace, session: at.session, ...params });
-  const view = await readJson<ChildrenView>("/api/children", query);
-  return toFragment(document, rowNodes(view.rows));
-}
-
-async function toggle(button: HTMLButtonElement): Promise<void> {
-  const row = button.closest("li") as HTMLElement;
-  const id = row.dataset.id!;
-  const label = button.getAttribute("aria-label") ?? "";
-  if (button.getAttribute("aria-expanded") === "true") {
-    for (const child of subtreeRows(row)) child.remove();
-    opened.delete(id);
-    button.setAttribute("aria-expanded", "false");
-    button.setAttribute("aria-label", label.replace(/^Fold /, "Unfold "));
-    button.textContent = "▸";
-    return;
-  }
-  button.disabled = true;
-  try {
-    const rows = await loadRows({ parent: id, offset: "0", count: row.dataset.children ?? "0" });
-    row.after(rows);
-    opened.add(id);
-    button.setAttribute("aria-expanded", "true");
-    button.setAttribute("aria-label", label.replace(/^Unfold /, "Fold "));
-    button.textContent = "▾";
-  } finally {
-    button.disabled = false;
-  }
-}
-
-async function loadMore(button: HTMLButtonElement): Promise<void> {
-  const row = button.closest("li") as HTMLElement;
-  button.disabled = true;
-  try {
-    const rows = await loadRows({
-      parent: row.dataset.parent ?? "",
-      offset: row.dataset.offset ?? "0",
-      count: row.dataset.count ?? "0",
-    });
-    row.replaceWith(rows);
-  } finally {
-    button.disabled = false;
-  }
-}
+  if (!at) return [];
+  const query = new URLSearchParams({
+    ns: at.namespace,
+    session: at.session,
+    parent: parentId ?? "",
+    offset: String(offset),
+    count: String(count),
+  });
+  return (await readJson<ChildrenView>("/api/children", query)).rows;
+};
 
 function replace(id: string, node: Node): void {
   document.getElementById(id)?.replaceWith(node);
@@ -159,11 +103,5 @@ function listen(): void {
   events.addEventListener("error", () => setLive("offline", "reconnecting…"));
 }
 
-document.addEventListener("click", (event) => {
-  const target = (event.target as Element | null)?.closest("button");
-  if (!(target instanceof HTMLButtonElement)) return;
-  if (target.classList.contains("fold")) void toggle(target);
-  else if (target.classList.contains("load")) void loadMore(target);
-});
-
+listenTree(document, loadRows, opened);
 listen();

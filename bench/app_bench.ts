@@ -1,0 +1,142 @@
+/**
+ * Plan view speed (`deno task bench:app`): the view document's size, the time from a tool result
+ * reaching the view to the active path shown, and the largest read the view makes.
+ *
+ *   deno run -A bench/app_bench.ts [--write] [--quick]
+ *
+ * The view runs in the test host of tests/app (the official MCP Apps host side, Debian's Chromium),
+ * its reads relayed through the SDK client to a server in this process over a JSON file store. Each
+ * sample hands the view a fresh `startTask` result; the time is the view's own, between the
+ * performance marks it sets when the result arrives and when the redrawn tree is in the DOM (its
+ * reads through the host and the server included). Sizes alternate sample by sample. The largest
+ * read is over every call the view made, unfolding a folded part and loading "more" rows included.
+ * `--write` replaces the "## Plan view" section of BENCHMARKS.md.
+ */
+import { PLAN_HTML } from "../lib/app/assets/plan_html.ts";
+import { JsonFileStore } from "../lib/store/json_file_store.ts";
+import { connectUi, openPlanHost, type PlanHost } from "../tests/app/app_support.ts";
+import { launchBrowser } from "../tests/support/browser.ts";
+import type { ToolResult } from "../tests/support/harness.ts";
+import { bigPlanDocument } from "../tests/web/web_support.ts";
+import { placeSection, updateBenchmarks } from "./figures.ts";
+import { machine } from "./machine.ts";
+import { stats } from "./stats.ts";
+
+const HEADING = "## Plan view";
+const note = (line: string) => console.error(`[bench:app] ${line}`);
+
+/** The view's own time from the last result to the last redraw, in ms. */
+function lastUpdate(host: PlanHost): Promise<number> {
+  return host.view.evaluate(() => {
+    const result = performance.getEntriesByName("checklist:result").at(-1)!;
+    const shown = performance.getEntriesByName("checklist:shown").at(-1)!;
+    return shown.startTime - result.startTime;
+  });
+}
+
+async function gzipBytes(text: string): Promise<number> {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  return (await new Response(stream).arrayBuffer()).byteLength;
+}
+
+const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+const int = (n: number) => n.toLocaleString("en-US");
+
+if (import.meta.main) {
+  const quick = Deno.args.includes("--quick");
+  const samples = quick ? 10 : 50;
+  const dir = await Deno.makeTempDir();
+  try {
+    const sizes = [
+      { tasks: 100, doc: bigPlanDocument("bench", 1, 9, 10), active: "s0-4-0" },
+      { tasks: 10_000, doc: bigPlanDocument("bench"), active: "s5-4-50" },
+    ];
+    await using browser = await launchBrowser();
+    const runs: {
+      tasks: number;
+      host: PlanHost;
+      args: Record<string, unknown>;
+      result: ToolResult;
+      times: number[];
+      close: () => Promise<void>;
+    }[] = [];
+    for (const [i, size] of sizes.entries()) {
+      const file = `${dir}/tasks${i}.json`;
+      await Deno.writeTextFile(file, JSON.stringify(size.doc));
+      const conn = await connectUi({ store: await JsonFileStore.open(file) });
+      const host = await openPlanHost(browser, conn.client);
+      const args = { sessionId: "bench", id: size.active };
+      const result = await conn.client.callTool({ name: "startTask", arguments: args }) as ToolResult;
+      await host.show(args, result); // warm-up
+      runs.push({
+        tasks: size.tasks,
+        host,
+        args,
+        result,
+        times: [],
+        close: async () => {
+          await host[Symbol.asyncDispose]();
+          await conn[Symbol.asyncDispose]();
+        },
+      });
+    }
+    note(`${samples} updates per size`);
+    for (let n = 0; n < samples; n++) {
+      for (const run of runs) {
+        await run.host.show(run.args, run.result);
+        run.times.push(await lastUpdate(run.host));
+      }
+    }
+    // The largest read: what the view read for the updates, then a folded part opened and paged.
+    const big = runs[1]!.host;
+    await big.view.click('li[data-id="p7"] button.fold');
+    await big.view.click('li[data-id="m7-2"] button.fold');
+    await big.view.waitForSelector('li[data-id="s7-2-0"]');
+    await big.view.click('li[data-kind=more][data-parent="m7-2"] button.load');
+    await big.view.waitForSelector('li[data-id="s7-2-109"]');
+    const largest = Object.fromEntries(
+      runs.map((run) => [run.tasks, Math.max(...run.host.calls.map((c) => c.bytes))]),
+    );
+    const rows = await big.view.locator("#session .tree > li").count();
+    for (const run of runs) await run.close();
+
+    const docBytes = new TextEncoder().encode(PLAN_HTML).length;
+    const m = await machine();
+    const chromium = new TextDecoder().decode(
+      (await new Deno.Command("/usr/bin/chromium", { args: ["--version"], stderr: "null" }).output()).stdout,
+    ).trim();
+    const table = runs.map((run) => {
+      const s = stats(run.times);
+      return `| ${int(run.tasks)} | ${s.n} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${
+        int(largest[run.tasks]!)
+      } |`;
+    });
+    const section = [
+      HEADING,
+      "",
+      `- Command: \`deno task bench:app${quick ? " --quick" : ""}\`; ${
+        new Date().toISOString().slice(0, 16)
+      }Z; ${m.cpus} CPUs (${m.cpu}), load average at the end ${m.loadavg}; Deno ${m.deno}; ${chromium}.`,
+      `- View document (\`ui://checklist/plan.html\`, script and styles inline): ${int(docBytes)} bytes, ${
+        int(await gzipBytes(PLAN_HTML))
+      } gzipped. Most of it is the MCP Apps client library the view bundles (\`@modelcontextprotocol/ext-apps\` with the SDK and zod); the renderer it shares with the dashboard is about 10 KB.`,
+      '- Update: a `startTask` result handed to the view by the test host (official MCP Apps host side, sandboxed cross-origin iframe) until the redrawn tree with the active path is in the DOM, measured by the view\'s own performance marks; it includes the `view_session` read relayed through the host and the SDK client (in memory) to the server (JSON file store). Largest read: the biggest reply (bytes of JSON) among every call the view made, at 10,000 tasks after also opening a folded milestone and loading its "more" row; replies are capped at 64 KiB.',
+      "",
+      "| tasks | samples | update p50 ms | p99 ms | max ms | largest read bytes |",
+      "| --- | --- | --- | --- | --- | --- |",
+      ...table,
+      "",
+      `- Rows in the view's DOM at 10,000 tasks after those reads: ${rows}.`,
+      `- Targets (contract, "Plan view in chat clients"): the active path within 1 s of the result at 10,000 tasks (p99 here ${
+        fmt(stats(runs[1]!.times).p99)
+      } ms); no read over 65,536 bytes (largest here ${int(largest[10_000]!)}).`,
+    ].join("\n");
+    console.log(section);
+    if (Deno.args.includes("--write")) {
+      await updateBenchmarks((doc) => placeSection(doc, HEADING, section));
+      note("BENCHMARKS.md updated");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The HTTP listener of `deno run main.ts`: a `node:http` server handing each request to a web
+ * `fetch` handler (the Hono app), with a deadline on request bodies.
+ *
+ * Why not `Deno.serve`: it cannot close a connection from a handler, and once a handler has asked
+ * for a body that never comes, the pending read keeps the connection open whatever the handler
+ * answers. A client that sends its headers and then stalls would hold a connection forever. Here a
+ * request whose body has not arrived within the deadline gets `408` and its socket is destroyed.
+ * (`deno serve main.ts` and Deno Deploy use their own listener; there the app still answers `408`
+ * but the platform decides when the connection closes.)
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../log.ts";
+import { errorReply } from "../mcp/jsonrpc.ts";
+import { BODY_TIMEOUT_MS } from "./body.ts";
+
+/** Options of {@link serveHttp}. */
+export interface ServeOptions {
+  hostname: string;
+  port: number;
+  fetch: (request: Request) => Response | Promise<Response>;
+  log: Logger;
+  /** Called once listening, with the address and port (the real one when `port` is 0). */
+  onListen?: (address: { hostname: string; port: number }) => void;
+  /** How long a request body may take to arrive; 30 s by default. */
+  bodyTimeoutMs?: number;
+}
+
+/** A listening server. */
+export interface HttpListener {
+  port: number;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  /** Stops listening and closes every connection (open event streams too). */
+  shutdown(): Promise<void>;
+}
+
+/** Starts listening; rejects when the address cannot be used. */
+export function serveHttp(options: ServeOptions): Promise<HttpListener> {
+  const timeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  const server = createServer((req, res) => void handle(req, res, options, timeoutMs));
+  const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      server.on("error", (error) => options.log.error("http server error", { error }));
+      const { port } = server.address() as AddressInfo;
+      options.onListen?.({ hostname: options.hostname, port });
+      resolve({
+        port,
+        finished,
+        shutdown: () => {
+          server.close();
+          server.closeAllConnections();
+          return finished;
+        },
+      });
+    });
+  });
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ServeOptions,
+  timeoutMs: number,
+): Promise<void> {
+  req.socket.setNoDelay(true);
+  // Until the whole body has arrived, read or not: a body left unread behind an early answer (a
+  // 401) still holds the connection until it ends.
+  if (!req.complete) {
+    const deadline = setTimeout(() => bodyTimedOut(req, res, options.log, timeoutMs), timeoutMs);
+    const settled = () => clearTimeout(deadline);
+    req.once("end", settled);
+    req.once("close", settled);
+  }
+  // The request's signal says when the client went away: its body broke off, or its connection.
+  const aborter = new AbortController();
+  const abort = () => aborter.abort();
+  req.once("error", abort);
+  req.once("aborted", abort);
+  res.once("close", () => {
+    if (!res.writableFinished) abort();
+  });
+  let response: Response;
+  try {
+    response = await options.fetch(toRequest(req, aborter.signal));
+  } catch (error) {
+    // The app answers its own errors (Hono's onError); this is the listener's last resort.
+    options.log.error("http request failed", { path: req.url, error });
+    response = Response.json(errorReply(-32603, "Internal error"), { status: 500 });
+  }
+  if (res.destroyed || res.headersSent) {
+    await response.body?.cancel().catch(() => {});
+    return;
+  }
+  await writeResponse(response, res);
+}
+
+/** `408` (unless an answer went out already) and the socket destroyed: the client stalled its body. */
+function bodyTimedOut(req: IncomingMessage, res: ServerResponse, log: Logger, timeoutMs: number): void {
+  if (req.complete || req.socket.destroyed) return;
+  log.warn("request body timed out; connection closed", { path: req.url, timeoutMs });
+  const body = JSON.stringify(
+    errorReply(-32000, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
+  );
+  if (res.headersSent) return void req.socket.destroy();
+  res.writeHead(408, { "content-type": "application/json", connection: "close" });
+  res.end(body, () => req.socket.destroy());
+}
+
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(requestUrl(req), {
+    method: req.method,
+    headers,
+    signal,
+    ...(hasBody ? { body: ReadableStream.from(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/**
+ * The request's URL from its target and `Host`. A `Host` no URL can be built from (`::1`) gets a
+ * placeholder: the app's guard refuses the request by its header (lib/http/guards.ts).
+ */
+function requestUrl(req: IncomingMessage): string {
+  const target = req.url ?? "/";
+  try {
+    return new URL(target, `http://${req.headers.host ?? "localhost"}`).href;
+  } catch {
+    return new URL(target.startsWith("/") ? target : "/", "http://invalid.host").href;
+  }
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.statusCode = response.status;
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") res.setHeader(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  if (!response.body) return void res.end();
+  // An event stream is written as it comes, its headers at once (its first event may take a
+  // while); any other body in one write.
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    try {
+      return void res.end(new Uint8Array(await response.arrayBuffer()));
+    } catch {
+      return void res.destroy();
+    }
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  res.once("close", () => void reader.cancel().catch(() => {}));
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          res.once("drain", resolve);
+          res.once("close", resolve);
+        });
+      }
+      if (res.destroyed) return;
+    }
+    res.end();
+  } catch {
+    // The body failed midway (its producer was cancelled): end the connection, not the process.
+    res.destroy();
+  }
+}
