@@ -2,6 +2,7 @@
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
+import { Authenticator } from "./lib/access/authenticator.ts";
 import { type Config, loadConfig } from "./lib/config.ts";
 import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
@@ -13,28 +14,39 @@ interface Runtime {
   config: Config;
   log: Logger;
   store: Store;
+  /** Access control over HTTP (lib/access); undefined when off. */
+  access?: Authenticator;
 }
 
 /**
- * Reads the configuration and opens the store. `listening` names where HTTP will be reachable: a
- * non-loopback place without a token is refused (guards.ts) before the store is touched.
+ * Reads the configuration, the access settings (the tokens file is read and checked here) and opens
+ * the store. `listening` names where HTTP will be reachable: a non-loopback place without access
+ * control is refused (guards.ts) before the store is touched.
  */
 async function boot(
   args: readonly string[],
   listening?: (config: Config) => string | undefined,
 ): Promise<Runtime> {
   const config = loadConfig(Deno.env.toObject(), args);
-  const where = listening?.(config);
-  if (where !== undefined) assertSafeExposure(config, where);
   const log = createLogger({ level: config.logLevel });
+  const where = listening?.(config);
+  const access = where === undefined ? undefined : await Authenticator.fromSettings(config, log);
+  if (where !== undefined) assertSafeExposure({ ...config, authenticated: access !== undefined }, where);
   const store = await openStore(config, log);
-  return { config, log, store };
+  return { config, log, store, access };
 }
 
-/** Makes the MCP server of one connection, working in `namespace` (`default` when absent). */
+/** Makes the MCP server of one connection, working in `namespace` (`default` when absent) with `access`. */
 function serverFactory({ config, log, store }: Runtime) {
-  return (namespace?: string) =>
-    createServer({ store, namespace, log, groups: config.groups, workCacheSize: config.workCacheSize });
+  return (namespace?: string, access?: "read" | "write") =>
+    createServer({
+      store,
+      namespace,
+      access,
+      log,
+      groups: config.groups,
+      workCacheSize: config.workCacheSize,
+    });
 }
 
 async function serveStdio(runtime: Runtime): Promise<void> {
@@ -74,10 +86,10 @@ async function serveHttp(runtime: Runtime): Promise<void> {
   await runtime.store.close();
 }
 
-function logListening({ config, log, store }: Runtime, hostname: string, port?: number): void {
+function logListening({ config, log, store, access }: Runtime, hostname: string, port?: number): void {
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  if (!config.authToken && !isLoopbackAddress(hostname)) {
-    log.warn("serving beyond loopback without AUTH_TOKEN (ALLOW_UNAUTHENTICATED_REMOTE=1)", {
+  if (!access && !isLoopbackAddress(hostname)) {
+    log.warn("serving beyond loopback without access control (ALLOW_UNAUTHENTICATED_REMOTE=1)", {
       host: hostname,
     });
   }
@@ -85,7 +97,7 @@ function logListening({ config, log, store }: Runtime, hostname: string, port?: 
     url: port === undefined ? hostname : `http://${host}:${port}/mcp`,
     store: store.kind,
     mode: config.stateless ? "stateless" : "stateful",
-    auth: config.authToken ? "bearer" : "none",
+    auth: access ? access.sources.join(", ") : "none",
   });
 }
 

@@ -41,7 +41,12 @@ const ConfigSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(DEFAULTS.port),
   host: z.string().min(1).default(DEFAULTS.host),
   workCacheSize: z.coerce.number().int().min(1).max(1000).default(DEFAULTS.workCacheSize),
-  authToken: z.string().min(1).optional(),
+  authToken: z.string().trim().min(1, "is blank: set a token or unset the variable").optional(),
+  authTokensFile: z.string().min(1).optional(),
+  oauthIssuer: z.url().optional(),
+  oauthAudience: z.string().trim().min(1).optional(),
+  oauthNamespaceClaim: z.string().trim().min(1).default("sub"),
+  publicUrl: z.url().optional(),
   allowedHosts: list.optional(),
   allowedOrigins: list.optional(),
   groups: list.pipe(z.array(z.enum(TOOL_GROUPS)).min(1)).default([...TOOL_GROUPS]),
@@ -68,6 +73,11 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   host: "HOST",
   workCacheSize: "WORK_CACHE_SIZE",
   authToken: "AUTH_TOKEN",
+  authTokensFile: "AUTH_TOKENS_FILE",
+  oauthIssuer: "OAUTH_ISSUER",
+  oauthAudience: "OAUTH_AUDIENCE",
+  oauthNamespaceClaim: "OAUTH_NAMESPACE_CLAIM",
+  publicUrl: "PUBLIC_URL",
   allowedHosts: "ALLOWED_HOSTS",
   allowedOrigins: "ALLOWED_ORIGINS",
   groups: "CHECKLIST_TOOLS",
@@ -97,6 +107,8 @@ export function loadConfig(env: Record<string, string | undefined>, args: readon
     const value = env[name];
     if (value !== undefined && value !== "") raw[key] = value;
   }
+  // A blank token is a mistake, never "no token": it would turn access control off unnoticed.
+  if (env.AUTH_TOKEN !== undefined && env.AUTH_TOKEN.trim() === "") raw.authToken = "";
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const eq = arg.indexOf("=");

@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   "EXECUTION_ORDER_VIOLATION",
   "UNFINISHED_SUBTASKS",
   "LIMIT_EXCEEDED",
+  "FORBIDDEN",
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -1,25 +1,29 @@
 /**
  * The HTTP edge (Hono): the Streamable HTTP MCP endpoint at `/mcp` and `GET /healthz`.
  *
+ * `/mcp/NAME` is the same endpoint working in namespace `NAME`. With OAuth on, the protected-resource
+ * metadata (RFC 9728) is at `/.well-known/oauth-protected-resource` and `…/mcp`.
  * The dashboard (lib/web) answers `/`, `/api/*`, `/events` and `/assets/*` behind the same Host/Origin
- * guard, and behind the credential check when `AUTH_TOKEN` is set.
+ * guard, and behind the same credentials when access control is on.
  *
  * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
- * bearer token when `AUTH_TOKEN` is set (401), the body limit (413); only then does MCP see it.
+ * credential and namespace (access.ts: 401, 403, 400), the body limit (413); only then does MCP see it.
+ * A connection is bound to the credential, access and namespace that opened it.
  * Stateful (default): a bounded pool of connections keyed by `Mcp-Session-Id`. Stateless (`STATELESS=1`,
  * and on Deno Deploy): one server per request, all state in the store, so instances are interchangeable.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { Authenticator } from "../access/authenticator.ts";
+import type { Access } from "../access/credential.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import type { Store } from "../store/store.ts";
-import { authTokenCheck } from "../web/credential.ts";
 import { createDashboard } from "../web/routes.ts";
-import { bearerAuth } from "./auth.ts";
+import { mcpAccess, type McpAccessVariables, type McpScope } from "./access.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { jsonRpcError } from "./errors.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
@@ -54,13 +58,27 @@ export type HttpConfig = Partial<
   >
 >;
 
+/** What a new MCP server is made for: the namespace it works in and the caller's access. */
+export interface ServerScope {
+  namespace: string;
+  access: Access;
+}
+
 /** Options of {@link createApp}. */
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /** Makes a new MCP server for one connection (or, stateless, for one request) in a namespace (`default` when absent). */
-  makeServer: (namespace?: string) => McpServer;
+  /**
+   * Makes a new MCP server for one connection (or, stateless, for one request) in a namespace
+   * (`default` when absent), for a caller with this access (`write` when absent).
+   */
+  makeServer: (namespace?: string, access?: Access) => McpServer;
   config?: HttpConfig;
+  /**
+   * Access control (lib/access); undefined: off, loopback only. Without it, `config.authToken`
+   * alone still turns it on (tests and embedders that build no authenticator).
+   */
+  access?: Authenticator;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
   /** Dashboard event streams: how many may be open at once, and the heartbeat interval. */
@@ -73,6 +91,8 @@ export interface AppOptions {
 export function createApp(options: AppOptions): { app: Hono; close: () => Promise<void> } {
   const { log, makeServer } = options;
   const config = options.config ?? {};
+  const auth = options.access ??
+    (config.authToken ? new Authenticator({ log, authToken: config.authToken }) : undefined);
   const lists = allowLists(config);
   const pool = new ConnectionPool({
     max: config.maxConnections ?? DEFAULTS.maxConnections,
@@ -88,58 +108,81 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   const dashboard = createDashboard({
     store: options.store,
     log,
-    check: config.authToken ? authTokenCheck(config.authToken) : undefined,
+    access: auth,
     feed: (onChange) => options.store.watch(onChange),
     ...options.events,
   });
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));
   app.route("/", dashboard.app);
 
-  app.use("/mcp", hostOriginGuard(lists, log));
-  app.use(
-    "/mcp",
-    cors({
-      origin: (origin) => (origin && originAllowed(origin, lists.origins) ? origin : null),
-      allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-      allowHeaders: [...CORS_ALLOW_HEADERS],
-      exposeHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
-      maxAge: 600,
-    }),
-  );
-  if (config.authToken) app.use("/mcp", bearerAuth(config.authToken, log));
-  app.use(
-    "/mcp",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json(
-          jsonRpcError(-32000, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes`),
-          413,
-        ),
-    }),
-  );
+  if (auth?.oauth) {
+    const oauth = auth.oauth;
+    for (
+      const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]
+    ) {
+      // Public metadata, like /healthz: no guard, and any web client may read it.
+      app.use(path, cors({ origin: "*", allowMethods: ["GET", "OPTIONS"], maxAge: 600 }));
+      app.get(path, (c) => {
+        c.header("Cache-Control", "public, max-age=3600");
+        return c.json(oauth.metadata(c.req.raw));
+      });
+    }
+  }
 
-  app.all("/mcp", async (c) => {
+  const mcp = new Hono<{ Variables: McpAccessVariables }>();
+  for (const path of ["/mcp", "/mcp/:namespace"]) {
+    mcp.use(path, hostOriginGuard(lists, log));
+    mcp.use(
+      path,
+      cors({
+        origin: (origin) => (origin && originAllowed(origin, lists.origins) ? origin : null),
+        allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+        allowHeaders: [...CORS_ALLOW_HEADERS],
+        exposeHeaders: ["Mcp-Session-Id", "WWW-Authenticate"],
+        maxAge: 600,
+      }),
+    );
+    mcp.use(path, mcpAccess(auth, log));
+    mcp.use(
+      path,
+      bodyLimit({
+        maxSize: MAX_BODY_BYTES,
+        onError: (c) =>
+          c.json(
+            jsonRpcError(-32000, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes`),
+            413,
+          ),
+      }),
+    );
+    mcp.all(path, (c) => answer(c.req.raw, c.get("scope")));
+  }
+  app.route("/", mcp);
+
+  async function answer(request: Request, scope: McpScope): Promise<Response> {
+    const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
+      Response.json(body, { status, headers });
     let body: unknown;
-    if (c.req.method === "POST") {
-      const read = await readJsonRpcBody(c.req.raw, options.bodyTimeoutMs);
+    if (request.method === "POST") {
+      const read = await readJsonRpcBody(request, options.bodyTimeoutMs);
       if (read.refused) return read.refused;
       body = read.body;
     }
-    const request = c.req.raw;
     if (config.stateless) {
       if (request.method !== "POST") {
-        c.header("Allow", "POST, OPTIONS");
-        return c.json(jsonRpcError(-32000, "Method Not Allowed: this server is stateless; send POST"), 405);
+        return json(
+          jsonRpcError(-32000, "Method Not Allowed: this server is stateless; send POST"),
+          405,
+          { Allow: "POST, OPTIONS" },
+        );
       }
-      return await answerAlone(makeServer(), request, body);
+      return await answerAlone(makeServer(scope.namespace, scope.credential.access), request, body);
     }
     // Replies to the client keep the protocol's word: to it, a connection is its MCP session.
     const connectionId = request.headers.get("mcp-session-id");
     if (connectionId) {
-      const connection = pool.use(connectionId);
+      const connection = pool.use(connectionId, scope.namespace, ownerOf(scope));
       if (!connection) {
-        return c.json(
+        return json(
           jsonRpcError(-32001, "Session not found: it expired or was closed. Initialize a new session."),
           404,
         );
@@ -147,20 +190,23 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       return await connection.transport.handleRequest(request, { parsedBody: body });
     }
     if (request.method !== "POST") {
-      return c.json(jsonRpcError(-32000, "Bad Request: Mcp-Session-Id header is required"), 400);
+      return json(jsonRpcError(-32000, "Bad Request: Mcp-Session-Id header is required"), 400);
     }
     if (!isInitializeRequest(body)) {
-      return c.json(jsonRpcError(-32000, "Bad Request: no valid session; send initialize first"), 400);
+      return json(jsonRpcError(-32000, "Bad Request: no valid session; send initialize first"), 400);
     }
-    return await openConnection(request, body);
-  });
+    log.debug("mcp connection for", { credential: scope.credential.name, namespace: scope.namespace });
+    return await openConnection(request, body, scope);
+  }
 
-  async function openConnection(request: Request, body: unknown): Promise<Response> {
-    const server = makeServer();
+  async function openConnection(request: Request, body: unknown, scope: McpScope): Promise<Response> {
+    const server = makeServer(scope.namespace, scope.credential.access);
+    const owner = ownerOf(scope);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id): void => pool.add(id, { transport, server, namespace: "default" }),
+      onsessioninitialized: (id): void =>
+        pool.add(id, { transport, server, namespace: scope.namespace, owner }),
       onsessionclosed: (id) => pool.forget(id),
     });
     // Kept by connect(): the SDK chains its own close handling after ours.
@@ -185,6 +231,14 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       return pool.closeAll();
     },
   };
+}
+
+/**
+ * Who a connection belongs to: the credential, its access and the namespace. A request with another
+ * credential, or to another namespace, does not find it (404), so a connection id alone is no key.
+ */
+function ownerOf(scope: McpScope): string {
+  return JSON.stringify([scope.credential.name, scope.credential.access, scope.namespace]);
 }
 
 /** Stateless: one server and transport for this request, closed once the reply has been sent. */

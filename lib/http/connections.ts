@@ -15,6 +15,11 @@ export interface Connection {
   server: McpServer;
   /** The namespace the connection was opened in (README "Namespaces"); it never changes. */
   namespace: string;
+  /**
+   * Who opened it (credential, access and namespace; lib/http/app.ts): when given, only requests
+   * of the same owner may use it.
+   */
+  owner?: string;
 }
 
 /** Options of {@link ConnectionPool}. */
@@ -50,13 +55,18 @@ export class ConnectionPool {
 
   /**
    * The live connection with this id, marked as used now; undefined when unknown, expired, or opened
-   * in another namespace than `namespace` (when given): a connection id is no way into another namespace.
+   * in another namespace than `namespace` (when given): a connection id is no way into another namespace;
+   * nor, with `owner`, a way to another credential's connection (the caller cannot tell which).
    */
-  use(id: string, namespace?: string): Connection | undefined {
+  use(id: string, namespace?: string, owner?: string): Connection | undefined {
     this.sweep();
     const entry = this.#connections.get(id);
     if (!entry) return undefined;
     if (namespace !== undefined && entry.namespace !== namespace) return undefined;
+    if (owner !== undefined && entry.owner !== owner) {
+      this.#options.log.warn("http connection refused: opened by another credential", { connection: id });
+      return undefined;
+    }
     this.#connections.delete(id);
     entry.lastUsed = this.#now();
     this.#connections.set(id, entry);

@@ -181,17 +181,22 @@ function hostOfUrl(url: string): string | undefined {
 }
 
 /**
- * Throws when the server would listen beyond loopback without a token, unless
+ * Throws when the server would listen beyond loopback without access control (`AUTH_TOKEN`,
+ * `AUTH_TOKENS_FILE` or `OAUTH_ISSUER`; `authenticated` says the caller built one), unless
  * `ALLOW_UNAUTHENTICATED_REMOTE=1` says that is intended.
  */
 export function assertSafeExposure(
-  config: Pick<Config, "authToken" | "allowUnauthenticatedRemote">,
+  config: Pick<Config, "authToken" | "allowUnauthenticatedRemote"> & { authenticated?: boolean },
   listening: string,
 ): void {
-  if (isLoopbackAddress(listening) || config.authToken || config.allowUnauthenticatedRemote) return;
+  if (
+    isLoopbackAddress(listening) || config.authToken || config.authenticated ||
+    config.allowUnauthenticatedRemote
+  ) return;
   throw new Error(
     `Refusing to serve ${listening} without authentication: anyone who reaches it could read and change ` +
-      `every task. Set AUTH_TOKEN (clients then send "Authorization: Bearer <token>"), listen on ` +
+      `every task. Set AUTH_TOKEN, AUTH_TOKENS_FILE or OAUTH_ISSUER (clients then send ` +
+      `"Authorization: Bearer <token>"), listen on ` +
       `127.0.0.1 (HOST or deno serve --host), or set ALLOW_UNAUTHENTICATED_REMOTE=1 if a proxy in front ` +
       `authenticates.`,
   );

@@ -18,7 +18,7 @@ import {
 import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import { clientShowsViews, registerPlanView, viewEnabled, viewListing } from "./plan_view.ts";
-import { callTool, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
+import { callTool, errorResult, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
@@ -97,16 +97,26 @@ export interface ServerOptions {
   groups?: readonly ToolGroup[];
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;
+  /**
+   * The caller's access (README "Hosting for a team"): `read` lists only the read-only tools, and a
+   * call to a changing tool is refused with `FORBIDDEN` before it runs. `write` by default.
+   */
+  access?: "read" | "write";
 }
 
 /** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
 export function createServer(options: ServerOptions): McpServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
-  const tools = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
+  const readOnly = options.access === "read";
+  const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
+  // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
+  const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
   // The plan view's own tools: callable whenever a group shows the view, listed only to clients
   // that show MCP Apps (plan_view.ts), so a model never sees them.
-  const viewTools = viewEnabled(groups) ? VIEW_TOOLS : [];
-  const byName = new Map([...tools, ...viewTools].map((t) => [t.name, t]));
+  const viewTools = (viewEnabled(groups) ? VIEW_TOOLS : []).filter((t) =>
+    !readOnly || t.annotations.readOnlyHint
+  );
+  const byName = new Map([...enabled, ...viewTools].map((t) => [t.name, t]));
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions: instructionsFor(groups),
@@ -143,9 +153,16 @@ export function createServer(options: ServerOptions): McpServer {
         `Unknown tool "${request.name}". Available: ${[...byName.keys()].join(", ")}`,
       );
     }
-    const started = performance.now();
     // Logs of this call also reach its client as notifications (log_bridge.ts).
     const log = logs.forRequest(extra);
+    if (readOnly && !def.annotations.readOnlyHint) {
+      log.warn("tool call refused: read-only access", { tool: def.name });
+      return errorResult(
+        "FORBIDDEN",
+        `"${def.name}" changes data and this credential has read access only; ask for a write token`,
+      );
+    }
+    const started = performance.now();
     const result = await callTool(def, request.arguments, { ...ctx, log });
     log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,

@@ -10,7 +10,7 @@ import type { Space, Store } from "../store/store.ts";
 import { buildSessionView, documentViews, summarizeSession, workViews } from "../view/build.ts";
 import { childRows, MAX_OPEN } from "../view/fold.ts";
 import type { ChildrenView, NamespaceView, PageView, SessionView } from "../view/model.ts";
-import { type Credential, mayRead } from "./credential.ts";
+import { type Credential, mayUse } from "../access/credential.ts";
 
 /** History entries a page shows. */
 export const HISTORY_SHOWN = 20;
@@ -43,7 +43,7 @@ export class DashboardData {
 
   /** Whether `credential` may see `namespace` (a valid name it is allowed). */
   allows(credential: Credential, namespace: string): boolean {
-    return isNamespace(namespace) && mayRead(credential, namespace);
+    return isNamespace(namespace) && mayUse(credential, namespace);
   }
 
   /** Everything the page shows. */

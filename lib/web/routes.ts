@@ -14,12 +14,12 @@
  */
 import { Hono } from "hono";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
+import type { Authenticator } from "../access/authenticator.ts";
 import type { Logger } from "../log.ts";
 import { MAX_OPEN, PAGE_ROWS } from "../view/fold.ts";
 import { type AccessVariables, dashboardAccess } from "./access.ts";
 import { DASHBOARD_JS } from "./assets/client_js.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON } from "./assets/styles.ts";
-import type { CredentialCheck } from "./credential.ts";
 import type { Store } from "../store/store.ts";
 import { DashboardData, type PageQuery } from "./data.ts";
 import { type ChangeFeed, EventHub } from "./events.ts";
@@ -31,8 +31,8 @@ export interface DashboardOptions {
   /** The store; the page shows the namespaces of it that the credential may see. */
   store: Store;
   log: Logger;
-  /** The credential check; undefined when access control is off (then the Host/Origin guard keeps it local). */
-  check?: CredentialCheck;
+  /** Access control; undefined when it is off (then the Host/Origin guard keeps the dashboard local). */
+  access?: Authenticator;
   /** The store's change feed, for live updates. */
   feed?: ChangeFeed;
   /** Open event streams allowed at once (default 100). */
@@ -61,9 +61,9 @@ export function createDashboard(
   app.get(assets.styles, (c) => asset(c.body(DASHBOARD_CSS), "text/css; charset=utf-8"));
   app.get(assets.icon, (c) => asset(c.body(DASHBOARD_ICON), "image/svg+xml"));
 
-  app.use("/", dashboardAccess(options.check, options.log));
-  app.use("/api/*", dashboardAccess(options.check, options.log));
-  app.use("/events", dashboardAccess(options.check, options.log));
+  app.use("/", dashboardAccess(options.access, options.log));
+  app.use("/api/*", dashboardAccess(options.access, options.log));
+  app.use("/events", dashboardAccess(options.access, options.log));
 
   app.get("/", async (c) => {
     const query = pageQuery(new URL(c.req.url));

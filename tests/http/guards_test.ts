@@ -1,6 +1,6 @@
 /** The allow-list rules and the exposure check on their own. */
 import assert from "node:assert/strict";
-import { tokensMatch } from "../../lib/http/auth.ts";
+import { tokensMatch } from "../../lib/access/credential.ts";
 import {
   allowLists,
   assertSafeExposure,
@@ -87,6 +87,9 @@ Deno.test("assertSafeExposure refuses a non-loopback address without a token unl
   assertSafeExposure(none, "localhost");
   assertSafeExposure({ ...none, authToken: "t" }, "0.0.0.0");
   assertSafeExposure({ ...none, allowUnauthenticatedRemote: true }, "0.0.0.0");
+  // The tokens file or OAuth (an authenticator was built) counts as access control too.
+  assertSafeExposure({ ...none, authenticated: true }, "0.0.0.0");
+  assert.throws(() => assertSafeExposure({ ...none, authenticated: false }, "0.0.0.0"), /AUTH_TOKENS_FILE/);
 });
 
 Deno.test("tokensMatch compares exactly, whatever the lengths", async () => {

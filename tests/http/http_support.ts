@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
+import type { Authenticator } from "../../lib/access/authenticator.ts";
 import { createApp, type HttpConfig } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
@@ -37,7 +38,7 @@ export function initializeBody(id: number | string = 1): Record<string, unknown>
 /** An app over a fresh memory store (unless given one), with its `close`. */
 export function makeApp(
   config: HttpConfig = {},
-  options: { store?: Store; log?: Logger; now?: () => number } = {},
+  options: { store?: Store; log?: Logger; now?: () => number; access?: Authenticator } = {},
 ): { app: Hono; close: () => Promise<void>; store: Store } & AsyncDisposable {
   const store = options.store ?? new MemoryStore();
   const log = options.log ?? quietLogger();
@@ -46,7 +47,8 @@ export function makeApp(
     log,
     config,
     now: options.now,
-    makeServer: () => createServer({ store, log }),
+    access: options.access,
+    makeServer: (namespace, access) => createServer({ store, log, namespace, access }),
   });
   return { app, close, store, [Symbol.asyncDispose]: close };
 }
@@ -57,9 +59,15 @@ export function send(app: Hono, init: RequestInit & { path?: string } = {}): Pro
   return Promise.resolve(app.request(new URL(path, ENDPOINT).href, rest));
 }
 
-/** POSTs a JSON-RPC body (or raw text) with MCP headers plus `headers`. */
-export function post(app: Hono, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+/** POSTs a JSON-RPC body (or raw text) with MCP headers plus `headers`, to `/mcp` unless `path` says otherwise. */
+export function post(
+  app: Hono,
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = "/mcp",
+): Promise<Response> {
   return send(app, {
+    path,
     method: "POST",
     headers: { ...MCP_HEADERS, ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),

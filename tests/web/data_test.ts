@@ -8,7 +8,8 @@ import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { upsertProgress } from "../../lib/domain/progress_doc.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { PageViewSchema } from "../../lib/view/model.ts";
-import type { Credential } from "../../lib/web/credential.ts";
+import { Authenticator } from "../../lib/access/authenticator.ts";
+import type { Credential } from "../../lib/access/credential.ts";
 import { DashboardData } from "../../lib/web/data.ts";
 import { createDashboard } from "../../lib/web/routes.ts";
 import { quietLogger } from "../support/logs.ts";
@@ -91,14 +92,13 @@ Deno.test("a session's history shows when the store keeps one, and is null other
 });
 
 Deno.test("the dashboard's JSON routes answer 404 for a namespace the credential may not see", async () => {
-  const { app } = createDashboard({
-    store: await store(),
-    log: quietLogger(),
-    check: (request) =>
-      Promise.resolve(
-        request.headers.get("authorization") === "Bearer only-a" ? reader(["a"]) : undefined,
-      ),
-  });
+  const dir = await Deno.makeTempDir({ prefix: "checklist-data-" });
+  await Deno.writeTextFile(
+    `${dir}/tokens.json`,
+    JSON.stringify([{ name: "t", token: "only-a", namespaces: ["a"], access: "read" }]),
+  );
+  const access = await Authenticator.fromSettings({ authTokensFile: `${dir}/tokens.json` }, quietLogger());
+  const { app } = createDashboard({ store: await store(), log: quietLogger(), access });
   const get = (path: string) =>
     app.request(`http://127.0.0.1${path}`, { headers: { authorization: "Bearer only-a" } });
   const seen = await get("/api/view?ns=a&session=plan-a");
@@ -124,6 +124,7 @@ Deno.test("the dashboard's JSON routes answer 404 for a namespace the credential
   const html = await page.text();
   assert.match(html, /No such namespace here/);
   assert.doesNotMatch(html, /plan-b/);
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("the page names the namespaces when it shows more than one", async () => {

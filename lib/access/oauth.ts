@@ -1,0 +1,301 @@
+/**
+ * The OAuth 2.1 resource server (`OAUTH_ISSUER`), as the MCP authorization specification asks of a
+ * server: protected-resource metadata (RFC 9728) naming the issuer, and JWT access tokens checked
+ * with `jose` against the issuer's keys.
+ *
+ * The keys are found through the issuer's metadata (RFC 8414 `/.well-known/oauth-authorization-server`,
+ * else OpenID `/.well-known/openid-configuration`), read on first use and kept; `jose` fetches the
+ * key set again when a token names a key id it does not know (at most once per `jwksCooldownMs`),
+ * so a key rotation at the issuer needs no restart. A token is accepted when it is signed by one of
+ * those keys with an asymmetric algorithm (never `alg: none`, never a shared secret), names the
+ * issuer as `iss`, names the resource (or `OAUTH_AUDIENCE`) in `aud`, is within `nbf`/`exp`, and
+ * has the scope `checklist:read` or `checklist:write`.
+ *
+ * Checking a signature costs about 300 µs (RS256), as much as the whole request it guards, so an
+ * accepted token is remembered, keyed by the token and the audience, for at most a minute and never
+ * past its `exp` (at most 1,000 tokens). Removing a key from the issuer's key set thus refuses its
+ * tokens within a minute.
+ */
+import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
+import type { Credential } from "./credential.ts";
+import { namespaceFromClaim } from "./namespace.ts";
+
+/** The scopes this resource knows: read-only access, and access that changes things too. */
+export const SCOPES = { read: "checklist:read", write: "checklist:write" } as const;
+
+/** Signature algorithms accepted: asymmetric only. */
+const ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+
+/** How the resource server is set up. */
+export interface OAuthOptions {
+  /** `OAUTH_ISSUER`: https, or http on a loopback host. */
+  issuer: string;
+  /** `OAUTH_AUDIENCE`: the `aud` a token must name; the resource URL (`…/mcp`) by default. */
+  audience?: string;
+  /** `OAUTH_NAMESPACE_CLAIM`: the claim whose value is the caller's namespace; `sub` by default. */
+  namespaceClaim?: string;
+  /** `PUBLIC_URL`: the server's public origin; the request's own by default. */
+  publicUrl?: string;
+  /** Least time between two fetches of the key set for an unknown key id (default 30 s). */
+  jwksCooldownMs?: number;
+  /** Leeway for `exp` and `nbf`, in seconds (default 5). */
+  clockToleranceSec?: number;
+}
+
+/** Why a token was refused: `invalid_token` (401) or `insufficient_scope` (403), or the issuer is unreachable (503). */
+export interface Refusal {
+  error: "invalid_token" | "insufficient_scope" | "unavailable";
+  message: string;
+}
+
+/** Whether an URL is https, or http on a loopback host (for development and tests). */
+export function secureOrLoopback(url: URL): boolean {
+  if (url.protocol === "https:") return true;
+  return url.protocol === "http:" &&
+    (url.hostname === "localhost" || url.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(url.hostname));
+}
+
+/** Checks `OAUTH_ISSUER` and `PUBLIC_URL`; throws an Error saying what is wrong. */
+export function checkOAuthOptions(options: OAuthOptions): void {
+  let issuer: URL;
+  try {
+    issuer = new URL(options.issuer);
+  } catch {
+    throw new Error(`OAUTH_ISSUER is not a URL: ${options.issuer}`);
+  }
+  if (!secureOrLoopback(issuer)) {
+    throw new Error(`OAUTH_ISSUER must be https:// (http only on localhost or 127.0.0.1): ${options.issuer}`);
+  }
+  if (issuer.search || issuer.hash) {
+    throw new Error(`OAUTH_ISSUER has a query or fragment: ${options.issuer}`);
+  }
+  if (options.publicUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(options.publicUrl);
+    } catch {
+      throw new Error(`PUBLIC_URL is not a URL: ${options.publicUrl}`);
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("PUBLIC_URL must be http(s)");
+    if (url.pathname !== "/" || url.search || url.hash) {
+      throw new Error(
+        `PUBLIC_URL is an origin only (scheme, host, port), without a path: ${options.publicUrl}`,
+      );
+    }
+  }
+  if (options.namespaceClaim !== undefined && options.namespaceClaim.trim() === "") {
+    throw new Error("OAUTH_NAMESPACE_CLAIM is blank");
+  }
+}
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+/** How long an accepted token is remembered at most, and how many are. */
+const REMEMBER_MS = 60_000;
+const REMEMBERED = 1000;
+
+/** See the module doc. */
+export class OAuthResource {
+  readonly issuer: string;
+  readonly #options: OAuthOptions;
+  readonly #issuers: string[];
+  readonly #claim: string;
+  #keys: Promise<KeySet> | undefined;
+  /** Accepted tokens by token, in insertion order, with the audience they were checked for. */
+  readonly #accepted = new Map<string, { credential: Credential; audience: string; until: number }>();
+
+  constructor(options: OAuthOptions) {
+    checkOAuthOptions(options);
+    this.#options = options;
+    this.issuer = options.issuer;
+    const bare = options.issuer.replace(/\/+$/, "");
+    // Issuers differ on a trailing slash (Auth0 has one); accept the configured issuer either way.
+    this.#issuers = [...new Set([options.issuer, bare, `${bare}/`])];
+    this.#claim = options.namespaceClaim?.trim() || "sub";
+  }
+
+  /** The public origin: `PUBLIC_URL`, else the request's. */
+  origin(request: Request): string {
+    if (this.#options.publicUrl) return new URL(this.#options.publicUrl).origin;
+    // `scheme://host[:port]` ends at the first "/" after "//": no URL parsing on every request.
+    const url = request.url;
+    const end = url.indexOf("/", url.indexOf("//") + 2);
+    return end === -1 ? url : url.slice(0, end);
+  }
+
+  /** The resource URL: the public URL of `/mcp`. */
+  resource(request: Request): string {
+    return `${this.origin(request)}/mcp`;
+  }
+
+  /** Where the protected-resource metadata is (RFC 9728 path insertion for `/mcp`). */
+  metadataUrl(request: Request): string {
+    return `${this.origin(request)}/.well-known/oauth-protected-resource/mcp`;
+  }
+
+  /** The protected-resource metadata (RFC 9728). */
+  metadata(request: Request): Record<string, unknown> {
+    return {
+      resource: this.resource(request),
+      authorization_servers: [this.issuer],
+      scopes_supported: [SCOPES.read, SCOPES.write],
+      bearer_methods_supported: ["header"],
+      resource_name: "checklist-mcp",
+    };
+  }
+
+  /** Whether a bearer token looks like a JWT (three base64url parts); others are not ours to judge. */
+  static looksLikeJwt(token: string): boolean {
+    return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+  }
+
+  /** The credential of a valid access token, or why it was refused. */
+  async verify(token: string, request: Request): Promise<Credential | Refusal> {
+    const audience = this.#options.audience ?? this.resource(request);
+    const now = Date.now();
+    const known = this.#accepted.get(token);
+    if (known && known.until > now && known.audience === audience) return known.credential;
+    if (known) this.#accepted.delete(token);
+    if (!OAuthResource.looksLikeJwt(token)) {
+      return { error: "invalid_token", message: "the token is not known" };
+    }
+    const verified = await this.#verify(token, audience);
+    if ("error" in verified) return verified;
+    if (this.#accepted.size >= REMEMBERED) this.#accepted.delete(this.#accepted.keys().next().value!);
+    this.#accepted.set(token, {
+      credential: verified.credential,
+      audience,
+      until: Math.min(verified.exp * 1000, now + REMEMBER_MS),
+    });
+    return verified.credential;
+  }
+
+  async #verify(token: string, audience: string): Promise<{ credential: Credential; exp: number } | Refusal> {
+    let keys: KeySet;
+    try {
+      keys = await this.#keySet();
+    } catch (error) {
+      return {
+        error: "unavailable",
+        message: `the authorization server is unreachable: ${(error as Error).message}`,
+      };
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: this.#issuers,
+        audience,
+        algorithms: ALGORITHMS,
+        clockTolerance: this.#options.clockToleranceSec ?? 5,
+        requiredClaims: ["exp"],
+      }));
+    } catch (error) {
+      return { error: "invalid_token", message: describe(error) };
+    }
+    const access = accessOf(payload);
+    if (!access) {
+      return {
+        error: "insufficient_scope",
+        message: `the token has neither scope ${SCOPES.read} nor ${SCOPES.write}`,
+      };
+    }
+    const value = payload[this.#claim];
+    const values = (Array.isArray(value) ? value : [value]).filter((v) =>
+      (typeof v === "string" && v !== "") || typeof v === "number"
+    ).map(String);
+    if (values.length === 0) {
+      return { error: "invalid_token", message: `the token has no usable "${this.#claim}" claim` };
+    }
+    const namespaces = [...new Set(values.map(namespaceFromClaim))];
+    return {
+      credential: { name: `oauth:${namespaces[0]}`, namespaces, own: namespaces[0]!, access },
+      exp: payload.exp!,
+    };
+  }
+
+  #keySet(): Promise<KeySet> {
+    this.#keys ??= this.#discover().catch((error) => {
+      this.#keys = undefined; // try again on the next request
+      throw error;
+    });
+    return this.#keys;
+  }
+
+  /** Finds `jwks_uri` in the issuer's metadata. */
+  async #discover(): Promise<KeySet> {
+    const issuer = new URL(this.issuer);
+    const path = issuer.pathname.replace(/\/+$/, "");
+    const places = [
+      `${issuer.origin}/.well-known/oauth-authorization-server${path}`,
+      `${issuer.origin}${path}/.well-known/openid-configuration`,
+    ];
+    const problems: string[] = [];
+    for (const place of places) {
+      try {
+        const response = await fetch(place, {
+          headers: { accept: "application/json" },
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (!response.ok) {
+          await response.body?.cancel();
+          problems.push(`${place}: HTTP ${response.status}`);
+          continue;
+        }
+        const metadata = await response.json() as { issuer?: unknown; jwks_uri?: unknown };
+        if (typeof metadata.issuer !== "string" || !this.#issuers.includes(metadata.issuer)) {
+          problems.push(`${place}: names issuer ${JSON.stringify(metadata.issuer)}`);
+          continue;
+        }
+        if (typeof metadata.jwks_uri !== "string") {
+          problems.push(`${place}: no jwks_uri`);
+          continue;
+        }
+        const jwks = new URL(metadata.jwks_uri);
+        if (!secureOrLoopback(jwks)) throw new Error(`jwks_uri ${jwks} is not https`);
+        return createRemoteJWKSet(jwks, {
+          cooldownDuration: this.#options.jwksCooldownMs ?? 30_000,
+          timeoutDuration: 10_000,
+        });
+      } catch (error) {
+        problems.push(`${place}: ${(error as Error).message}`);
+      }
+    }
+    throw new Error(`no usable issuer metadata (${problems.join("; ")})`);
+  }
+}
+
+/** `write` with scope `checklist:write`, `read` with `checklist:read` (`scope` string or `scp` list). */
+function accessOf(payload: JWTPayload): "read" | "write" | undefined {
+  const scopes = new Set<string>();
+  if (typeof payload.scope === "string") { for (const s of payload.scope.split(" ")) scopes.add(s); }
+  if (Array.isArray(payload.scp)) { for (const s of payload.scp) if (typeof s === "string") scopes.add(s); }
+  if (typeof payload.scp === "string") { for (const s of payload.scp.split(" ")) scopes.add(s); }
+  if (scopes.has(SCOPES.write)) return "write";
+  if (scopes.has(SCOPES.read)) return "read";
+  return undefined;
+}
+
+/** A short reason a token failed, for the client's `error_description` and the log. */
+function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return "the token has expired";
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return `the token's "${error.claim}" claim is not accepted (${error.reason})`;
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) return "no key of the issuer matches the token";
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "the token's signature is not valid";
+  if (error instanceof errors.JOSEAlgNotAllowed) return "the token's signing algorithm is not accepted";
+  if (error instanceof errors.JOSEError) return `the token is not valid (${error.code})`;
+  return "the token is not valid";
+}
