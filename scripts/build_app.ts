@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { planDocument } from "../lib/app/page.ts";
-import { bundleClient } from "./build_web.ts";
+import { bundleClient, writeGenerated } from "./build_web.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const ENTRY = `${ROOT}lib/app/view/main.ts`;
@@ -29,16 +29,4 @@ export function moduleText(html: string): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  const text = moduleText(await buildPlanHtml());
-  if (Deno.args.includes("--check")) {
-    const now = await Deno.readTextFile(OUTPUT).catch(() => "");
-    if (now !== text) {
-      console.error("lib/app/assets/plan_html.ts is stale: run deno task build:app");
-      Deno.exit(1);
-    }
-  } else {
-    await Deno.writeTextFile(OUTPUT, text);
-    console.error(`wrote ${OUTPUT} (${text.length} bytes)`);
-  }
-}
+if (import.meta.main) await writeGenerated(OUTPUT, moduleText(await buildPlanHtml()), "build:app");

@@ -49,16 +49,21 @@ export function moduleText(script: string): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  const text = moduleText(await bundleClient());
+/**
+ * The end of a build task: writes `text` to `output`, or with `--check` only compares and exits 1
+ * when the committed module differs (naming the task that rebuilds it).
+ */
+export async function writeGenerated(output: string, text: string, task: string): Promise<void> {
   if (Deno.args.includes("--check")) {
-    const now = await Deno.readTextFile(OUTPUT).catch(() => "");
+    const now = await Deno.readTextFile(output).catch(() => "");
     if (now !== text) {
-      console.error("lib/web/assets/client_js.ts is stale: run deno task build:web");
+      console.error(`${output} is stale: run deno task ${task}`);
       Deno.exit(1);
     }
   } else {
-    await Deno.writeTextFile(OUTPUT, text);
-    console.error(`wrote ${OUTPUT} (${text.length} bytes)`);
+    await Deno.writeTextFile(output, text);
+    console.error(`wrote ${output} (${text.length} bytes)`);
   }
 }
+
+if (import.meta.main) await writeGenerated(OUTPUT, moduleText(await bundleClient()), "build:web");
