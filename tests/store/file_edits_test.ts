@@ -20,11 +20,11 @@ async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
 }
 
 function names(store: JsonFileStore, sessionId = "s"): Promise<string[]> {
-  return store.readTree(sessionId, (tree) => tree?.roots.map((t) => t.name) ?? []);
+  return store.space("default").readTree(sessionId, (tree) => tree?.roots.map((t) => t.name) ?? []);
 }
 
 function add(store: JsonFileStore, name: string, sessionId = "s") {
-  return store.updateTree(sessionId, (tree) => createTask(tree, { name }));
+  return store.space("default").updateTree(sessionId, (tree) => createTask(tree, { name }));
 }
 
 Deno.test("JsonFileStore: an edit that keeps rev and size is read again before the next change", async (t) => {
@@ -100,13 +100,13 @@ Deno.test("a task-orchestrator file is kept as <file>.orig by the first change, 
     const store = await openStore({ filePath: path, kvPath: undefined }, log, { onDeploy: false });
     try {
       assert.deepEqual(
-        await store.readTree("default", (tree) => tree?.roots.map((r) => r.name)),
+        await store.space("default").readTree("default", (tree) => tree?.roots.map((r) => r.name)),
         ["Imported"],
       );
       assert.equal(await Deno.readTextFile(path), ORCHESTRATOR_FILE, "reads change nothing");
       await assert.rejects(Deno.stat(`${path}.orig`), Deno.errors.NotFound);
 
-      await store.updateTree("default", (tree) => createTask(tree, { name: "Added" }));
+      await store.space("default").updateTree("default", (tree) => createTask(tree, { name: "Added" }));
       assert.equal(await Deno.readTextFile(`${path}.orig`), ORCHESTRATOR_FILE, "the original is kept");
       const doc = JSON.parse(await Deno.readTextFile(path));
       assert.equal(doc.version, 1);
@@ -121,7 +121,7 @@ Deno.test("a task-orchestrator file is kept as <file>.orig by the first change, 
         path,
         JSON.stringify([{ id: "t2", name: "Second", description: "", status: "todo", tasks: [] }]),
       );
-      await store.updateTree("default", (tree) => createTask(tree, { name: "More" }));
+      await store.space("default").updateTree("default", (tree) => createTask(tree, { name: "More" }));
       assert.equal(await Deno.readTextFile(`${path}.orig`), ORCHESTRATOR_FILE);
       const again = JSON.parse(await Deno.readTextFile(path));
       assert.deepEqual(again.sessions.default.map((r: { name: string }) => r.name), ["Second", "More"]);

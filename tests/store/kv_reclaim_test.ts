@@ -97,7 +97,7 @@ Deno.test(`Deno KV: after ${KILLS} writers were killed during big changes, the n
     assert.ok(leftBehind > 0, "the kills left garbage behind (else this test proves nothing)");
 
     const store = await KvStore.open(path);
-    await store.listSessions(); // queued after the start's sweep
+    await store.space("default").listSessions(); // queued after the start's sweep
     await store.close();
 
     const after = await measure(path);
@@ -135,7 +135,7 @@ Deno.test("Deno KV: a start keeps what a live writer is staging and reclaims wha
   const kv = await Deno.openKv(path);
   try {
     const writer = await KvStore.open(path);
-    await writer.listSessions();
+    await writer.space("default").listSessions();
     const owners = await Array.fromAsync(kv.list<Uint8Array>({ prefix: ["live"] }));
     assert.equal(owners.length, 1, "an open store holds a lease");
     const owner = String(owners[0]!.key[1]);
@@ -158,7 +158,7 @@ Deno.test("Deno KV: a start keeps what a live writer is staging and reclaims wha
     }
 
     const starting = await KvStore.open(path);
-    await starting.listSessions();
+    await starting.space("default").listSessions();
     await starting.close();
     assert.deepEqual(await staging(kv), {
       markers: ["live-writer", "writer-elsewhere"],
@@ -172,7 +172,7 @@ Deno.test("Deno KV: a start keeps what a live writer is staging and reclaims wha
 
     await writer.close();
     const next = await KvStore.open(path);
-    await next.listSessions();
+    await next.space("default").listSessions();
     await next.close();
     assert.deepEqual(await staging(kv), { markers: ["writer-elsewhere"], tasks: ["writer-elsewhere"] });
   } finally {

@@ -1,15 +1,15 @@
 /**
  * Store contract: every accepted key round-trips (README "Limits"). `__proto__`, `constructor`,
  * `toString` and friends as a session id, a task id, a project, or a key anywhere inside a progress
- * document are stored and read back like any other key, in every store, after a reopen, and through
- * export and import.
+ * document, and as a namespace, are stored and read back like any other key, in every store, after a
+ * reopen, and through export and import.
  */
 import assert from "node:assert/strict";
 import { parseProgressContent, upsertProgress } from "../../lib/domain/progress_doc.ts";
 import { createTask } from "../../lib/domain/task_ops.ts";
 import { exportStore, parseImport } from "../../lib/store/transfer.ts";
-import type { Store } from "../../lib/store/store.ts";
-import { contract, durable } from "./contract.ts";
+import type { Space } from "../../lib/store/store.ts";
+import { contract, durable, storeContract } from "./contract.ts";
 import { connectInMemory, ok } from "../support/harness.ts";
 
 const KEYS = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
@@ -22,7 +22,7 @@ function content() {
   );
 }
 
-async function fill(store: Store): Promise<void> {
+async function fill(store: Space): Promise<void> {
   for (const key of KEYS) {
     await store.updateTree(key, (tree) => createTask(tree, { id: key, name: `session ${key}` }));
     await store.updateTree("s", (tree) => createTask(tree, { id: key, name: `task ${key}` }));
@@ -33,7 +33,7 @@ async function fill(store: Store): Promise<void> {
   }
 }
 
-async function check(store: Store, label: string): Promise<void> {
+async function check(store: Space, label: string): Promise<void> {
   assert.deepEqual((await store.listSessions()).sort(), [...KEYS, "s"].sort(), `${label}: sessions`);
   assert.deepEqual((await store.listProjects()).sort(), [...KEYS].sort(), `${label}: projects`);
   for (const key of KEYS) {
@@ -67,13 +67,36 @@ contract(
 contract("__proto__, constructor and toString round-trip through export and import", async (ctx) => {
   const store = await ctx.open();
   await fill(store);
-  const text = await exportStore(store);
+  const text = JSON.stringify(await ctx.exportDocument(store));
   assert.match(text, /"__proto__"/);
   const { state } = parseImport(text);
-  await store.importState(state);
+  await ctx.importState(store, state);
   await check(store, "imported");
-  assert.equal(await exportStore(store), text, "a second export is the same document");
+  assert.equal(JSON.stringify(await ctx.exportDocument(store)), text, "a second export is the same document");
 });
+
+storeContract(
+  "__proto__ and constructor round-trip as namespaces, also through export and import",
+  async (ctx) => {
+    const store = await ctx.open();
+    const names = ["__proto__", "constructor"];
+    for (const name of names) await fill(store.space(name));
+    assert.deepEqual(
+      (await store.listNamespaces()).filter((n) => names.includes(n)).sort(),
+      [...names].sort(),
+    );
+    for (const name of names) await check(store.space(name), `namespace ${name}`);
+    const text = await exportStore(store);
+    const { state } = parseImport(text);
+    await store.importState(state);
+    for (const name of names) await check(store.space(name), `namespace ${name} imported`);
+    assert.equal(await exportStore(store), text);
+    if (durable(ctx.kind)) {
+      const reopened = await ctx.open();
+      for (const name of names) await check(reopened.space(name), `namespace ${name} reopened`);
+    }
+  },
+);
 
 Deno.test("the progress content of the key contract holds __proto__ as an own key", () => {
   assert.deepEqual(Object.keys(content()), ["goal", "__proto__", "constructor", "toString", "nested"]);
