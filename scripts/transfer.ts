@@ -1,17 +1,19 @@
 /**
- * `deno task export [--out FILE] [--namespace NAME]` prints the configured store (FILE_PATH or
- * KV_PATH, or the `--file` / `--kv` flags) as one JSON document: every namespace, or NAME alone;
- * `deno task import FILE [--replace] [--namespace NAME]` loads one (with NAME: into that namespace
+ * `deno task export [--out FILE] [--namespace NAME] [--format tasks]` prints the configured store
+ * (FILE_PATH or KV_PATH, or the `--file` / `--kv` flags) as one JSON document: every namespace, or
+ * NAME alone; `--format tasks` prints the `"default"` session (of NAME, else of namespace `default`)
+ * as a bare array of tasks instead (task-orchestrator's file format).
+ * `deno task import FILE [--replace] [--namespace NAME]` loads either (with NAME: into that namespace
  * only). Logs and errors go to stderr; the exit code is 1 on any error, and an import then changed
  * nothing.
  */
 import { loadConfig } from "../lib/config.ts";
 import { createLogger } from "../lib/log.ts";
 import { openStore } from "../lib/store/open_store.ts";
-import { exportStore, importStore } from "../lib/store/transfer.ts";
+import { exportStore, exportTasks, importStore } from "../lib/store/transfer.ts";
 
 const USAGE =
-  "usage: transfer.ts export [--out FILE] [--namespace NAME] | import FILE [--replace] [--namespace NAME]   (store from FILE_PATH or KV_PATH)";
+  "usage: transfer.ts export [--out FILE] [--namespace NAME] [--format store|tasks] | import FILE [--replace] [--namespace NAME]   (store from FILE_PATH or KV_PATH)";
 
 async function run(args: string[]): Promise<void> {
   const [command, ...rest] = args;
@@ -27,9 +29,13 @@ async function run(args: string[]): Promise<void> {
   const where = namespace === undefined ? "" : ` namespace "${namespace}" of`;
   if (command === "export") {
     const out = valueOf(rest, "--out");
+    const format = valueOf(rest, "--format") ?? "store";
+    if (format !== "store" && format !== "tasks") throw new Error(USAGE);
     const store = await openStore(config, log);
     try {
-      const text = await exportStore(store, { namespace });
+      const text = format === "tasks"
+        ? await exportTasks(store, { namespace })
+        : await exportStore(store, { namespace });
       if (out) await Deno.writeTextFile(out, text);
       else await Deno.stdout.write(new TextEncoder().encode(text));
     } finally {
@@ -39,7 +45,8 @@ async function run(args: string[]): Promise<void> {
   }
   if (command === "import") {
     const file = rest.find((a, i) =>
-      !a.startsWith("--") && !["--file", "--kv", "--out", "--namespace"].includes(rest[i - 1] ?? "")
+      !a.startsWith("--") &&
+      !["--file", "--kv", "--out", "--namespace", "--format"].includes(rest[i - 1] ?? "")
     );
     if (!file) throw new Error(USAGE);
     const text = await Deno.readTextFile(file);

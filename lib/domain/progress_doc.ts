@@ -8,13 +8,14 @@
 import { z } from "zod";
 import { fail } from "./errors.ts";
 import { jsonDepth, LIMITS } from "./limits.ts";
+import { JsonObjectSchema } from "./own_keys.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
 /** A project name: what one progress document is stored under. */
 export const ProjectSchema = z.string().trim().min(1, "project must not be empty").max(LIMITS.projectLength);
 
-/** The body of a progress document: any JSON object. */
-export const ProgressContentSchema = z.record(z.string(), z.json());
+/** The body of a progress document: any JSON object, every key kept (`__proto__` too; own_keys.ts). */
+export const ProgressContentSchema = JsonObjectSchema;
 /** See {@link ProgressContentSchema}. */
 export type ProgressContent = z.infer<typeof ProgressContentSchema>;
 

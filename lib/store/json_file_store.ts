@@ -3,30 +3,39 @@
  * its top level as before namespaces, the others in its optional `namespaces` block; state.ts).
  *
  * Safe for several processes on one file: every change takes an exclusive lock on `<file>.lock`,
- * re-reads the file if another process replaced it, applies the change, writes a temporary file,
- * fsyncs it, renames it over the file and fsyncs the directory, all before the reply. Readers never
- * see a half-written file, and a crash at any moment leaves the old or the new document.
+ * re-reads the file if anyone else changed it, applies the change, and replaces the file atomically
+ * (file_io.ts), all before the reply. Readers never see a half-written file, and a crash at any
+ * moment leaves the old or the new document.
  *
- * "Another process replaced it" is decided by the `rev` each write puts at the head of the file (a
- * random name, read with the first bytes), not by inode and mtime alone: a freed inode is reused
- * and mtime is coarse, so two writes can look alike. Files written by other programs (no `rev`)
- * fall back to inode, mtime and size.
+ * "Anyone else changed it" is decided by the `rev` each write puts at the head of the file (a random
+ * name, read with the first bytes) together with inode, times and size: another process writes a new
+ * `rev`, an editor may keep it but not the times, and a freed inode may be reused.
+ *
+ * A file that cannot be read or parsed is never written over: at open that is a
+ * {@link StoreOpenError}, later every change fails with it (reads go on with the last state read)
+ * until the file is repaired. A `FILE_PATH` that is a symbolic link stays one: writes replace its
+ * target. A file in task-orchestrator's format (a bare array) is kept as `<file>.orig` by the first
+ * change, which writes it in this store's format.
  */
 import { DEFAULTS } from "../config.ts";
-import { basename, dirname, join } from "node:path";
 import { watchFile } from "./change_feed.ts";
+import {
+  checkStorePlace,
+  type FileStamp,
+  keepOriginal,
+  lockFile,
+  readFully,
+  removeTemps,
+  replaceFile,
+  sameStamp,
+  stampOf,
+  stampText,
+  writeTarget,
+} from "./file_io.ts";
 import { Serial } from "./serial.ts";
 import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
 import { Spaces, StateSpace } from "./state_space.ts";
 import { type NamespaceOption, type Space, type Store, StoreOpenError, type StoreOptions } from "./store.ts";
-
-interface FileStamp {
-  ino: number | null;
-  mtime: number | undefined;
-  size: number;
-  /** The `rev` at the head of the file; undefined for files written elsewhere. */
-  rev: string | undefined;
-}
 
 /** How every file this store writes begins; the head read on each operation matches it. */
 const HEAD = /^\{"version":1,"rev":"([0-9a-f]{32})"/;
@@ -36,25 +45,29 @@ const HEAD_BYTES = 64;
 export interface JsonFileStoreOptions extends StoreOptions {
   /** Receives one line per invariant repair made while loading a file written elsewhere. */
   onRepair?: (message: string) => void;
+  /** Told the path of the `.orig` copy when a bare-array file is converted by its first change. */
+  onConvert?: (original: string) => void;
 }
 
 /** See the module doc. */
 export class JsonFileStore implements Store {
   readonly kind = "file" as const;
   readonly path: string;
-  #lockPath: string;
   #state = new StoreState();
   #stamp: FileStamp | undefined;
+  /** The file read last is a bare array of tasks (task-orchestrator's format). */
+  #bareArray = false;
   #serial = new Serial();
   #onRepair: (message: string) => void;
+  #onConvert: (original: string) => void;
   #sweptTemps = false;
   readonly historySize: number;
   readonly #spaces: Spaces<StateSpace>;
 
   private constructor(path: string, options: JsonFileStoreOptions) {
     this.path = path;
-    this.#lockPath = `${path}.lock`;
     this.#onRepair = options.onRepair ?? (() => {});
+    this.#onConvert = options.onConvert ?? (() => {});
     this.historySize = options.historySize ?? DEFAULTS.historySize;
     const access = {
       read: <T>(fn: (state: StoreState) => T) => this.#read(fn),
@@ -65,8 +78,13 @@ export class JsonFileStore implements Store {
     );
   }
 
-  /** Opens the file, loading and validating it; a missing file starts empty. Throws {@link StoreOpenError}. */
+  /**
+   * Opens the file, loading and validating it; a missing file (and a missing directory, which is
+   * created) starts empty, as does an empty file. Throws {@link StoreOpenError} when the directory
+   * cannot take a new file or the file cannot be read or parsed.
+   */
   static async open(path: string, options: JsonFileStoreOptions = {}): Promise<JsonFileStore> {
+    await checkStorePlace(path, "FILE_PATH");
     const store = new JsonFileStore(path, options);
     await store.#refresh();
     return store;
@@ -102,31 +120,45 @@ export class JsonFileStore implements Store {
     return options.namespace === undefined ? undefined : this.#spaces.get(options.namespace).namespace;
   }
 
+  /** Runs `fn` on the file's current state; when the file cannot be read, on the last state read. */
   #read<T>(fn: (state: StoreState) => T): Promise<T> {
     return this.#serial.run(async () => {
-      await this.#refresh();
+      try {
+        await this.#refresh();
+      } catch {
+        // Reads go on with what was read last; changes report the problem (see the module doc).
+      }
       return fn(this.#state);
     });
   }
 
   #mutate<T>(apply: (state: StoreState) => Applied<T>): Promise<T> {
     return this.#serial.run(async () => {
-      using _lock = await lockFile(this.#lockPath);
+      const target = await writeTarget(this.path);
+      using _lock = await lockFile(`${target}.lock`);
       if (!this.#sweptTemps) {
         // Under the lock no other process is writing: a temporary file left now was a crash's.
-        await this.#removeTemps();
+        await removeTemps(target);
         this.#sweptTemps = true;
       }
       await this.#refresh();
       const applied = apply(this.#state);
       try {
-        await this.#write();
+        if (this.#bareArray) await this.#keepOriginal(target);
+        await this.#write(target);
       } catch (error) {
         applied.undo();
         throw error;
       }
       return applied.result;
     });
+  }
+
+  /** Before the first write over a bare-array file: keeps it as `<file>.orig` and says so. */
+  async #keepOriginal(target: string): Promise<void> {
+    const orig = await keepOriginal(target);
+    if (orig !== undefined) this.#onConvert(orig);
+    this.#bareArray = false;
   }
 
   /** Reloads the file when another process replaced it since we last read or wrote it. */
@@ -149,7 +181,9 @@ export class JsonFileStore implements Store {
       const bytes = new Uint8Array(stamp.size);
       const length = await readFully(file, bytes);
       const text = new TextDecoder().decode(bytes.subarray(0, length));
-      this.#state = this.#parse(text);
+      const { state, bareArray } = this.#parse(text);
+      this.#state = state;
+      this.#bareArray = bareArray;
       this.#stamp = stamp;
     } catch (error) {
       if (error instanceof StoreOpenError) throw error;
@@ -159,7 +193,7 @@ export class JsonFileStore implements Store {
     }
   }
 
-  /** What identifies the file's content without reading it: its `rev`, else inode, time and size. */
+  /** What identifies the file's content without reading it (see {@link sameStamp}). */
   async #signature(): Promise<string | undefined> {
     let file: Deno.FsFile;
     try {
@@ -171,8 +205,8 @@ export class JsonFileStore implements Store {
       const stamp = stampOf(await file.stat());
       const head = new Uint8Array(HEAD_BYTES);
       const n = await readFully(file, head);
-      const rev = HEAD.exec(new TextDecoder().decode(head.subarray(0, n)))?.[1];
-      return rev ?? `${stamp.ino}:${stamp.mtime}:${stamp.size}`;
+      stamp.rev = HEAD.exec(new TextDecoder().decode(head.subarray(0, n)))?.[1];
+      return stampText(stamp);
     } finally {
       file.close();
     }
@@ -184,22 +218,8 @@ export class JsonFileStore implements Store {
     });
   }
 
-  async #removeTemps(): Promise<void> {
-    const dir = dirname(this.path);
-    const pattern = new RegExp(`^${escapeRegExp(basename(this.path))}\\.\\d+\\.tmp$`);
-    try {
-      for await (const entry of Deno.readDir(dir)) {
-        if (entry.isFile && pattern.test(entry.name)) {
-          await Deno.remove(join(dir, entry.name)).catch(() => {});
-        }
-      }
-    } catch {
-      // An unreadable directory only means leftovers stay; the write below reports real problems.
-    }
-  }
-
-  #parse(text: string): StoreState {
-    if (text.trim() === "") return new StoreState();
+  #parse(text: string): { state: StoreState; bareArray: boolean } {
+    if (text.trim() === "") return { state: new StoreState(), bareArray: false };
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -219,7 +239,7 @@ export class JsonFileStore implements Store {
     try {
       const { state, repairs } = StoreState.fromFile(parsed.data);
       for (const repair of repairs) this.#onRepair(repair);
-      return state;
+      return { state, bareArray: Array.isArray(parsed.data) };
     } catch (error) {
       throw new StoreOpenError(
         `FILE_PATH ${this.path} is inconsistent: ${
@@ -229,76 +249,15 @@ export class JsonFileStore implements Store {
     }
   }
 
-  async #write(): Promise<void> {
+  async #write(target: string): Promise<void> {
     const rev = randomRev();
     const data = new TextEncoder().encode(this.#state.toFileText(rev));
-    const tmp = `${this.path}.${Deno.pid}.tmp`;
-    let stamp: FileStamp;
-    const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
-    try {
-      let written = 0;
-      while (written < data.length) written += await file.write(data.subarray(written));
-      await file.syncData();
-      stamp = { ...stampOf(await file.stat()), rev };
-    } finally {
-      file.close();
-    }
-    try {
-      await Deno.rename(tmp, this.path);
-    } catch (error) {
-      await Deno.remove(tmp).catch(() => {});
-      throw error;
-    }
-    this.#stamp = stamp;
-    await syncDirectory(dirname(this.path));
+    this.#stamp = await replaceFile(target, data, rev);
   }
-}
-
-function stampOf(info: Deno.FileInfo): FileStamp {
-  return { ino: info.ino, mtime: info.mtime?.getTime(), size: info.size, rev: undefined };
-}
-
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  if (a.rev !== undefined || b.rev !== undefined) return a.rev === b.rev;
-  return a.ino === b.ino && a.mtime === b.mtime && a.size === b.size;
 }
 
 function randomRev(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** Reads until `buffer` is full or the file ends; returns the bytes read. */
-async function readFully(file: Deno.FsFile, buffer: Uint8Array): Promise<number> {
-  let at = 0;
-  while (at < buffer.length) {
-    const n = await file.read(buffer.subarray(at));
-    if (n === null) break;
-    at += n;
-  }
-  return at;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-async function lockFile(path: string): Promise<Disposable> {
-  const file = await Deno.open(path, { create: true, write: true });
-  await file.lock(true);
-  return {
-    [Symbol.dispose]() {
-      file.close();
-    },
-  };
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  try {
-    using dir = await Deno.open(path, { read: true });
-    await dir.sync();
-  } catch {
-    // Some platforms cannot open or sync a directory; the rename is still atomic there.
-  }
 }

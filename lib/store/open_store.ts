@@ -1,6 +1,7 @@
 /** Picks and opens the configured store: JSON file, Deno KV, or memory. */
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import { guardStore } from "./guarded_store.ts";
 import type { Store } from "./store.ts";
 
 /** Options of {@link openStore} besides the configuration. */
@@ -11,7 +12,8 @@ export interface OpenStoreOptions {
 
 /**
  * Opens the store the configuration names: `FILE_PATH`, else `KV_PATH`, else on Deno Deploy its
- * default KV, else memory. Throws `StoreOpenError` with the place and the problem.
+ * default KV, else memory. Throws `StoreOpenError` with the place and the problem. The store's own
+ * failures afterwards are `STORE_UNAVAILABLE` (guarded_store.ts).
  */
 export async function openStore(
   config: Pick<Config, "filePath" | "kvPath"> & Partial<Pick<Config, "historySize">>,
@@ -24,15 +26,20 @@ export async function openStore(
       historySize: config.historySize,
       onRepair: (message) =>
         log.warn("repaired tree loaded from file", { file: config.filePath, repair: message }),
+      onConvert: (original) =>
+        log.warn("converted a task-orchestrator file to the store format", {
+          file: config.filePath,
+          original,
+        }),
     });
     log.info("store opened", { store: "file", file: config.filePath });
-    return store;
+    return guardStore(store, log);
   }
   if (config.kvPath || options.onDeploy) {
     const { KvStore } = await import("./kv/kv_store.ts");
     const store = await KvStore.open(config.kvPath, { historySize: config.historySize });
     log.info("store opened", { store: "kv", kv: config.kvPath ?? "(Deno Deploy default)" });
-    return store;
+    return guardStore(store, log);
   }
   const { MemoryStore } = await import("./memory_store.ts");
   log.info("store opened", { store: "memory" });

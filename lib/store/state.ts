@@ -14,6 +14,7 @@ import {
   summarize,
 } from "../domain/history.ts";
 import { repairInvariants } from "../domain/invariants.ts";
+import { ownObject, ownRecord } from "../domain/own_keys.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../domain/progress_doc.ts";
 import { DEFAULT_NAMESPACE, NamespaceSchema, SessionIdSchema, TaskSchema } from "../domain/schemas.ts";
 import { TaskTree } from "../domain/task_tree.ts";
@@ -23,30 +24,16 @@ import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "./store.ts";
 /**
  * One namespace's data in a document: every session's roots (R4.6), the work entries, the progress
  * documents, and `history`, each session's revision and history entries (README "History and
- * undo"; exports leave it out).
+ * undo"; exports leave it out). Every key is kept, `__proto__` included (own_keys.ts).
  */
 export const SpaceDocumentSchema = z.object({
-  sessions: z.record(SessionIdSchema, z.array(TaskSchema)),
+  sessions: ownRecord(SessionIdSchema, z.array(TaskSchema)),
   works: z.array(WorkEntrySchema).default([]),
-  progress: z.record(z.string(), ProgressDocSchema).default({}),
-  history: z.record(SessionIdSchema, SessionHistorySchema).optional(),
+  progress: ownRecord(z.string(), ProgressDocSchema).default({}),
+  history: ownRecord(SessionIdSchema, SessionHistorySchema).optional(),
 });
 /** See {@link SpaceDocumentSchema}. */
 export type SpaceDocument = z.infer<typeof SpaceDocumentSchema>;
-
-/**
- * A record keyed by names that may be `__proto__` or `constructor` (valid namespace names): zod's
- * record drops a `__proto__` key, so the object is checked as a map and rebuilt with own properties.
- */
-function namedRecord<V extends z.ZodType>(key: z.ZodType<string>, value: V) {
-  return z.preprocess(
-    (input) =>
-      input !== null && typeof input === "object" && !Array.isArray(input)
-        ? new Map(Object.entries(input))
-        : input,
-    z.map(key, value),
-  ).transform((map) => Object.fromEntries(map) as Record<string, z.output<V>>);
-}
 
 /** A namespace named in a document's `namespaces` block: any valid name but `default` (top level). */
 const OtherNamespaceSchema = NamespaceSchema.refine((name) => name !== DEFAULT_NAMESPACE, {
@@ -63,7 +50,7 @@ export const StoreDocumentSchema = z.object({
   version: z.literal(1),
   rev: z.string().optional(),
   ...SpaceDocumentSchema.shape,
-  namespaces: namedRecord(OtherNamespaceSchema, SpaceDocumentSchema).optional(),
+  namespaces: ownRecord(OtherNamespaceSchema, SpaceDocumentSchema).optional(),
 });
 /** See {@link StoreDocumentSchema}. */
 export type StoreDocument = z.infer<typeof StoreDocumentSchema>;
@@ -131,12 +118,10 @@ export class SpaceState {
 
   /** The space's part of a document, without history; it shares the live tasks and entries (clone it to keep it). */
   toDocument(): Omit<SpaceDocument, "history"> {
-    const sessions: Record<string, unknown> = {};
-    for (const [id, tree] of this.sessions) sessions[id] = tree.roots;
     return {
-      sessions: sessions as SpaceDocument["sessions"],
+      sessions: ownObject([...this.sessions].map(([id, tree]) => [id, tree.roots] as const)),
       works: [...this.works.values()],
-      progress: Object.fromEntries(this.progress),
+      progress: ownObject(this.progress),
     };
   }
 

@@ -20,6 +20,20 @@ export async function exportStore(store: Store, options: NamespaceOption = {}): 
   return JSON.stringify(await store.exportDocument(options), null, 1) + "\n";
 }
 
+/** The session that task-orchestrator's bare-array file holds (docs/requirements.md C10). */
+export const TASKS_FORMAT_SESSION = "default";
+
+/**
+ * The `"default"` session's root tasks (of `options.namespace`, else of namespace `default`) as a
+ * bare JSON array, task-orchestrator's file format (`deno task export --format tasks`); `[]` when the
+ * session does not exist.
+ */
+export async function exportTasks(store: Store, options: NamespaceOption = {}): Promise<string> {
+  const space = store.space(options.namespace ?? DEFAULT_NAMESPACE);
+  const roots = await space.readTree(TASKS_FORMAT_SESSION, (tree) => tree?.roots ?? []);
+  return JSON.stringify(roots, null, 2) + "\n";
+}
+
 /** A validated import: the state to write, and the invariant repairs it needed. */
 export interface ParsedImport {
   state: StoreState;

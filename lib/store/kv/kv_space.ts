@@ -5,6 +5,7 @@
  */
 import type { HistoryView } from "../../domain/history.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
+import { setOwn } from "../../domain/own_keys.ts";
 import { DEFAULT_NAMESPACE } from "../../domain/schemas.ts";
 import type { TaskTree } from "../../domain/task_tree.ts";
 import type { WorkEntry } from "../../domain/work_lru.ts";
@@ -25,8 +26,12 @@ export interface KvSpaceOptions {
   historySize: number;
   /** Runs a job in the store's queue (every operation of every space goes through it). */
   run: <T>(job: () => Promise<T>) => Promise<T>;
+  /** Runs a change in the store's queue (the store sweeps after one that failed; kv_store.ts). */
+  change?: <T>(job: () => Promise<T>) => Promise<T>;
   /** Runs a job after the current operation, in the store's queue (garbage sweeps). */
   defer: (job: () => Promise<void>) => void;
+  /** The store's lease name, written into the markers of what it stages (liveness.ts). */
+  owner?: string;
 }
 
 /** What an import into this space must do around the one commit that publishes it. */
@@ -46,6 +51,7 @@ export class KvSpace implements Space {
   readonly place: KvPlace;
   readonly #kv: Deno.Kv;
   readonly #run: <T>(job: () => Promise<T>) => Promise<T>;
+  readonly #change: <T>(job: () => Promise<T>) => Promise<T>;
   readonly #sessions: KvSessions;
   readonly #works: KvWorks;
 
@@ -53,9 +59,10 @@ export class KvSpace implements Space {
     this.namespace = options.namespace;
     this.historySize = options.historySize;
     this.layout = namespaceLayout(options.namespace);
-    this.place = { kv, layout: this.layout };
+    this.place = { kv, layout: this.layout, owner: options.owner };
     this.#kv = kv;
     this.#run = options.run;
+    this.#change = options.change ?? options.run;
     this.#sessions = new KvSessions(this.place, { defer: options.defer, historySize: this.historySize });
     this.#works = new KvWorks(this.place, { defer: options.defer });
   }
@@ -69,7 +76,7 @@ export class KvSpace implements Space {
     fn: (tree: TaskTree, history: HistoryView) => T,
     options: TreeChangeOptions = { tool: "store" },
   ): Promise<TreeUpdate<T>> {
-    return this.#run(() => this.#sessions.update(sessionId, fn, options));
+    return this.#change(() => this.#sessions.update(sessionId, fn, options));
   }
 
   readHistory(sessionId: string, limit: number): Promise<HistoryPage> {
@@ -85,7 +92,7 @@ export class KvSpace implements Space {
   }
 
   updateWorks<T>(fn: (entries: Map<string, WorkEntry>) => T): Promise<T> {
-    return this.#run(() => this.#works.update(fn));
+    return this.#change(() => this.#works.update(fn));
   }
 
   readProgress(project: string): Promise<ProgressDoc | undefined> {
@@ -132,13 +139,13 @@ export class KvSpace implements Space {
     const sessions: SpaceDocument["sessions"] = {};
     for (const id of await this.#sessions.list()) {
       const session = await this.#sessions.current(id);
-      if (session) sessions[id] = structuredClone(session.tree.roots);
+      if (session) setOwn(sessions, id, structuredClone(session.tree.roots));
     }
     const works = [...(await this.#works.current()).values()].map((e) => structuredClone(e));
     const progress: SpaceDocument["progress"] = {};
     for (const project of await this.projects()) {
       const stored = await this.#readProgress(project);
-      if (stored) progress[project] = stored.doc;
+      if (stored) setOwn(progress, project, stored.doc);
     }
     return { sessions, works, progress };
   }
@@ -170,9 +177,15 @@ export class KvSpace implements Space {
       if (old?.line) retireIn(layout, commit, "h", old.line);
     }
     const { blobs } = this.#works.planImport(commit, [...state.works.values()]);
-    for await (const e of this.#kv.list(layout.progresses())) commit.delete(e.key);
+    // A commit applies its sets before its deletes: delete only the keys no new document takes.
+    const written = new Set<string>();
     for (const [project, doc] of state.progress) {
-      commit.setRecord(encodeRecord(layout.progress(project), doc));
+      const parts = encodeRecord(layout.progress(project), doc);
+      for (const [key] of parts) written.add(JSON.stringify(key));
+      commit.setRecord(parts);
+    }
+    for await (const e of this.#kv.list(layout.progresses())) {
+      if (!written.has(JSON.stringify(e.key))) commit.delete(e.key);
     }
     return {
       stage: async () => {

@@ -16,9 +16,14 @@
  * each namespace it replaces: trees and snapshots are staged first, then that commit publishes them
  * (it holds the metas, entries and progress documents, so a document whose final commit would pass
  * the limits is refused before anything is written).
+ *
+ * At open, a local `KV_PATH` gets the same checks as a file (its directory created, able to take a
+ * new file), the database must read and take a write (this store's lease, liveness.ts), and what
+ * killed writers staged is swept in the background before the first operation (sweeper.ts).
  */
 import { DEFAULTS } from "../../config.ts";
-import { fail } from "../../domain/errors.ts";
+import { DomainError, fail } from "../../domain/errors.ts";
+import { ownObject } from "../../domain/own_keys.ts";
 import { DEFAULT_NAMESPACE, isNamespace } from "../../domain/schemas.ts";
 import { watchKvKeys } from "../change_feed.ts";
 import { Serial } from "../serial.ts";
@@ -37,6 +42,8 @@ import { DEFAULT_LAYOUT, NAMESPACE_TAG, NAMESPACES_VERSION } from "./layout.ts";
 import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
 import type { KvSessionStats } from "./sessions.ts";
 import { sweepAll } from "./sweeper.ts";
+import { dropDeadLeases, Lease, LEASE_MS, livingOwners } from "./liveness.ts";
+import { checkStorePlace } from "../file_io.ts";
 
 /** See the module doc. */
 export class KvStore implements Store {
@@ -45,41 +52,102 @@ export class KvStore implements Store {
   readonly #kv: Deno.Kv;
   readonly #serial = new Serial();
   readonly #spaces: Spaces<KvSpace>;
+  readonly #lease: Lease;
   #closed = false;
+  /** A change failed in the store itself and may have left staged data: sweep after the next success. */
+  #failed = false;
+  #sweepTimer: ReturnType<typeof setTimeout> | undefined;
 
-  private constructor(kv: Deno.Kv, options: StoreOptions) {
+  private constructor(kv: Deno.Kv, lease: Lease, options: StoreOptions) {
     this.#kv = kv;
+    this.#lease = lease;
     this.historySize = options.historySize ?? DEFAULTS.historySize;
     const run = <T>(job: () => Promise<T>) => this.#serial.run(job);
+    const change = <T>(job: () => Promise<T>) => this.#change(job);
+    const owner = lease.owner;
     const defer = (job: () => Promise<void>) => {
       // Garbage left by a failed sweep is found again later; it never blocks a change.
       this.#serial.run(() => this.#closed ? Promise.resolve() : job()).catch(() => {});
     };
     const historySize = this.historySize;
-    this.#spaces = new Spaces((namespace) => new KvSpace(kv, { namespace, historySize, run, defer }));
+    this.#spaces = new Spaces((namespace) =>
+      new KvSpace(kv, { namespace, historySize, run, change, defer, owner })
+    );
   }
 
   /**
    * Opens the KV at `path` (`:memory:` allowed), or the default KV without one (Deno Deploy).
-   * Throws {@link StoreOpenError}. Sweeps garbage that earlier processes left, after the first reply.
+   * Throws {@link StoreOpenError} when the place or the database cannot be used. Sweeps what dead
+   * writers left, before the first operation.
    */
   static async open(path?: string, options: StoreOptions = {}): Promise<KvStore> {
+    const name = path ?? "(default)";
+    if (path !== undefined && path !== ":memory:" && !/^https?:\/\//i.test(path)) {
+      await checkStorePlace(path, "KV_PATH");
+    }
     let kv: Deno.Kv;
     try {
       kv = await Deno.openKv(path);
     } catch (error) {
-      throw new StoreOpenError(`Cannot open Deno KV ${path ?? "(default)"}: ${(error as Error).message}`, {
+      throw new StoreOpenError(`Cannot open Deno KV ${name}: ${(error as Error).message}`, { cause: error });
+    }
+    let lease: Lease;
+    try {
+      await kv.get(DEFAULT_LAYOUT.storeVersion);
+      lease = await Lease.take(kv);
+    } catch (error) {
+      kv.close();
+      throw new StoreOpenError(`Cannot read and write Deno KV ${name}: ${(error as Error).message}`, {
         cause: error,
       });
     }
-    const store = new KvStore(kv, options);
-    store.#serial.run(async () => {
-      for (const namespace of [DEFAULT_NAMESPACE, ...await store.#otherNamespaces()]) {
-        if (store.#closed) return;
-        await sweepAll(store.#spaces.get(namespace).place);
+    const store = new KvStore(kv, lease, options);
+    store.#sweep(true);
+    return store;
+  }
+
+  /**
+   * Runs a change in the store's queue. When the store itself fails under it (a full disk in the
+   * middle of staging), what it staged is swept after the next change that succeeds, without a restart.
+   */
+  async #change<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await this.#serial.run(run);
+      if (this.#failed) {
+        this.#failed = false;
+        this.#sweep(false);
+      }
+      return result;
+    } catch (error) {
+      if (!(error instanceof DomainError)) this.#failed = true;
+      throw error;
+    }
+  }
+
+  /**
+   * Sweeps the garbage of every namespace in the store's queue; at start also drops dead leases
+   * and, when live owners kept staged data, looks again once their leases could have run out.
+   */
+  #sweep(atStart: boolean): void {
+    this.#serial.run(async () => {
+      let kept = 0;
+      try {
+        for (const namespace of [DEFAULT_NAMESPACE, ...await this.#otherNamespaces()]) {
+          if (this.#closed) return;
+          kept += (await sweepAll(this.#spaces.get(namespace).place)).kept;
+        }
+      } catch (error) {
+        this.#failed = true; // try again after the next change
+        throw error;
+      }
+      if (!atStart) return;
+      await dropDeadLeases(this.#kv, await livingOwners(this.#kv));
+      if (kept > 0) {
+        const timer = setTimeout(() => this.#sweep(false), LEASE_MS + 1000);
+        Deno.unrefTimer(timer);
+        this.#sweepTimer = timer;
       }
     }).catch(() => {});
-    return store;
   }
 
   space(namespace: string): KvSpace {
@@ -114,8 +182,8 @@ export class KvStore implements Store {
                 Object.keys(part.progress).length === 0;
             if (!empty) others.push([namespace, part]);
           }
-          // fromEntries: a namespace may be named `__proto__`.
-          if (others.length > 0) doc.namespaces = Object.fromEntries(others);
+          // Own keys: a namespace may be named `__proto__`.
+          if (others.length > 0) doc.namespaces = ownObject(others);
         }
         const after = await this.#kv.getMany(counters);
         if (after.some((entry, i) => entry.versionstamp !== before[i]!.versionstamp)) return AGAIN;
@@ -126,7 +194,7 @@ export class KvStore implements Store {
 
   async importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {
     const one = options.namespace === undefined ? undefined : this.#spaces.get(options.namespace);
-    return await this.#serial.run(async () => {
+    return await this.#change(async () => {
       const targets: [KvSpace, SpaceState][] = one
         ? [[one, state.space(DEFAULT_NAMESPACE)]]
         : sortNamespaces([DEFAULT_NAMESPACE, ...await this.#otherNamespaces(), ...state.namespaces()])
@@ -150,10 +218,12 @@ export class KvStore implements Store {
   }
 
   close(): Promise<void> {
-    return this.#serial.run(() => {
-      if (!this.#closed) this.#kv.close();
+    return this.#serial.run(async () => {
+      if (this.#closed) return;
       this.#closed = true;
-      return Promise.resolve();
+      clearTimeout(this.#sweepTimer);
+      await this.#lease.release();
+      this.#kv.close();
     });
   }
 

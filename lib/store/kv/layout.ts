@@ -19,6 +19,7 @@
  * | `["v"]` | change counter, bumped by every change (export and import check it) |
  * | `["nv"]` | (default layout only) bumped by every change in another namespace, so one watch sees them all |
  * | `["gc", kind, id]` | a generation (`g`), snapshot blob (`b`), history line (`h`) or delta blob (`d`, id `line/blob`) to delete: retired, or staged and not yet live |
+ * | `["live", owner]` | a store process's lease `{ until, machine?, pid?, started? }` (liveness.ts; store-wide, never prefixed) |
  *
  * A record's chunks sit at `[...key, 1]`, `[...key, 2]`, …, which Deno KV orders right after the key.
  *
@@ -300,6 +301,8 @@ export function namespaceLayout(namespace: string): KvLayout {
 export interface KvPlace {
   kv: Deno.Kv;
   layout: KvLayout;
+  /** The lease name of the store writing here (liveness.ts), put into the markers of what it stages. */
+  owner?: string;
 }
 
 /** A session's meta value. */
@@ -317,8 +320,11 @@ export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 /** The works version value. */
 export const WorksVersionSchema = z.object({ seq: z.number().int().nonnegative() });
 
-/** A garbage marker: `staged` data becomes garbage only when its writer failed to publish it. */
-export const MarkerSchema = z.object({ at: z.number(), staged: z.boolean() });
+/**
+ * A garbage marker: `staged` data becomes garbage only when its writer failed to publish it; `owner`
+ * names that writer's lease (absent in markers written before leases existed).
+ */
+export const MarkerSchema = z.object({ at: z.number(), staged: z.boolean(), owner: z.string().optional() });
 /** See {@link MarkerSchema}. */
 export type Marker = z.infer<typeof MarkerSchema>;
 
