@@ -2,7 +2,7 @@
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
-import { Authenticator } from "./lib/access/authenticator.ts";
+import type { Authenticator } from "./lib/access/authenticator.ts";
 import { type Config, loadConfig } from "./lib/config.ts";
 import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
@@ -30,7 +30,10 @@ async function boot(
   const config = loadConfig(Deno.env.toObject(), args);
   const log = createLogger({ level: config.logLevel });
   const where = listening?.(config);
-  const access = where === undefined ? undefined : await Authenticator.fromSettings(config, log);
+  // Access control is HTTP's alone: stdio never loads it (jose and the hashes cost start-up time).
+  const access = where === undefined
+    ? undefined
+    : await (await import("./lib/access/authenticator.ts")).Authenticator.fromSettings(config, log);
   if (where !== undefined) assertSafeExposure({ ...config, authenticated: access !== undefined }, where);
   const store = await openStore(config, log);
   return { config, log, store, access };

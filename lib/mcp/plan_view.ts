@@ -14,7 +14,6 @@ import {
   RESOURCE_MIME_TYPE,
 } from "@modelcontextprotocol/ext-apps/server";
 import type { ToolGroup } from "../config.ts";
-import { PLAN_HTML } from "../app/assets/plan_html.ts";
 import type { McpServer, Tool } from "./sdk.ts";
 import { type ToolDef, toolListing } from "./tool.ts";
 
@@ -51,7 +50,11 @@ export function registerPlanView(mcp: McpServer): void {
     "plan_view",
     PLAN_VIEW_URI,
     config,
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: PLAN_VIEW_MIME, text: PLAN_HTML, _meta: meta }] }),
+    // The document (~400 KB of text) loads on its first read, not at every start.
+    async (uri) => {
+      const { PLAN_HTML } = await import("../app/assets/plan_html.ts");
+      return { contents: [{ uri: uri.href, mimeType: PLAN_VIEW_MIME, text: PLAN_HTML, _meta: meta }] };
+    },
   );
 }
 
