@@ -89,7 +89,7 @@ async function handle(
     response = await options.fetch(toRequest(req, aborter.signal));
   } catch (error) {
     // The app answers its own errors (Hono's onError); this is the listener's last resort.
-    options.log.error("http request failed", { path: req.url, error });
+    options.log.error("http request failed", { path: pathOf(req), error });
     response = Response.json(errorReply(-32603, "Internal error"), { status: 500 });
   }
   if (res.destroyed || res.headersSent) {
@@ -102,13 +102,20 @@ async function handle(
 /** `408` (unless an answer went out already) and the socket destroyed: the client stalled its body. */
 function bodyTimedOut(req: IncomingMessage, res: ServerResponse, log: Logger, timeoutMs: number): void {
   if (req.complete || req.socket.destroyed) return;
-  log.warn("request body timed out; connection closed", { path: req.url, timeoutMs });
+  log.warn("request body timed out; connection closed", { path: pathOf(req), timeoutMs });
   const body = JSON.stringify(
     errorReply(-32000, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
   );
   if (res.headersSent) return void req.socket.destroy();
   res.writeHead(408, { "content-type": "application/json", connection: "close" });
   res.end(body, () => req.socket.destroy());
+}
+
+/** The request's path without its query, for logs: a share link's `?token=` never reaches them. */
+function pathOf(req: IncomingMessage): string {
+  const target = req.url ?? "/";
+  const query = target.indexOf("?");
+  return query === -1 ? target : target.slice(0, query);
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {

@@ -91,6 +91,13 @@ Deno.test("a body that has not arrived in time is 408 and the server closes the 
     assert.ok(unread.closed, `the server closed the connection: ${unread.text}`);
     assert.ok(unread.after < 4000, `closed after ${unread.after} ms`);
 
+    // The log names the path only: a query (a share link's token) never reaches it.
+    const queried = await exchange(
+      port,
+      `POST /mcp?token=secret-in-query HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 200\r\n\r\n${partial}`,
+    );
+    assert.match(queried.text, /^HTTP\/1\.1 408 /);
+
     // A whole body in time is served as before, on a new connection.
     const body = JSON.stringify(initializeBody());
     const fine = await fetch(`${server.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body });
@@ -100,6 +107,8 @@ Deno.test("a body that has not arrived in time is 408 and the server closes the 
     const { stderr } = await server.stop();
     const records = assertStructured(stderr);
     assert.ok(records.some((r) => r.msg === "request body timed out; connection closed"), stderr);
+    assert.doesNotMatch(stderr, /secret-in-query/);
+    assert.ok(records.every((r) => typeof r.path !== "string" || !r.path.includes("?")), stderr);
   }
 });
 
