@@ -11,54 +11,57 @@ import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { DEFAULT_LAYOUT, SessionMetaSchema } from "../../lib/store/kv/layout.ts";
 import type { Store } from "../../lib/store/store.ts";
 
-async function goesOnFromRevision0(store: Store): Promise<void> {
-  assert.deepEqual(await store.space("default").readHistory("s", 10), {
-    revision: 0,
-    oldest: undefined,
-    entries: [],
-  });
-  assert.equal(await store.space("default").readTree("s", (t) => t?.get("a")?.name), "A");
-  const next = await store.space("default").updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });
-  assert.equal(next.revision, 1);
-  assert.deepEqual((await store.space("default").readHistory("s", 10)).entries.map((e) => e.revision), [1]);
-}
-
-Deno.test("a JSON file written before history loads at revision 0 and goes on from there", async () => {
+/** Writes an old store with `write` in a new temporary directory, opens it, and checks revision 0, then 1. */
+async function goesOnFromRevision0(
+  name: string,
+  write: (path: string) => Promise<void>,
+  open: (path: string) => Promise<Store>,
+): Promise<void> {
   const dir = await Deno.makeTempDir();
   try {
-    const path = `${dir}/tasks.json`;
-    await Deno.writeTextFile(
-      path,
-      JSON.stringify({
-        version: 1,
-        rev: "0123456789abcdef0123456789abcdef",
-        sessions: { s: [{ id: "a", name: "A", description: "", status: "todo", tasks: [] }] },
-        works: [],
-        progress: {},
-      }),
-    );
-    const store = await JsonFileStore.open(path);
+    const path = `${dir}/${name}`;
+    await write(path);
+    const store = await open(path);
     try {
-      await goesOnFromRevision0(store);
+      const space = store.space("default");
+      assert.deepEqual(await space.readHistory("s", 10), { revision: 0, oldest: undefined, entries: [] });
+      assert.equal(await space.readTree("s", (t) => t?.get("a")?.name), "A");
+      const next = await space.updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });
+      assert.equal(next.revision, 1);
+      assert.deepEqual((await space.readHistory("s", 10)).entries.map((e) => e.revision), [1]);
     } finally {
       await store.close();
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+Deno.test("a JSON file written before history loads at revision 0 and goes on from there", async () => {
+  await goesOnFromRevision0(
+    "tasks.json",
+    (path) =>
+      Deno.writeTextFile(
+        path,
+        JSON.stringify({
+          version: 1,
+          rev: "0123456789abcdef0123456789abcdef",
+          sessions: { s: [{ id: "a", name: "A", description: "", status: "todo", tasks: [] }] },
+          works: [],
+          progress: {},
+        }),
+      ),
+    (path) => JsonFileStore.open(path),
+  );
 });
 
 Deno.test("a Deno KV database written before history loads at revision 0 and goes on from there", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const path = `${dir}/tasks.kv`;
-    {
-      const store = await KvStore.open(path);
-      await store.space("default").updateTree("s", (t) => createTask(t, { id: "a", name: "A" }), {
-        tool: "createTask",
-      });
-      await store.close();
-    }
+  await goesOnFromRevision0("tasks.kv", async (path) => {
+    const store = await KvStore.open(path);
+    await store.space("default").updateTree("s", (t) => createTask(t, { id: "a", name: "A" }), {
+      tool: "createTask",
+    });
+    await store.close();
     // What the version before history wrote: a meta of { gen, seq } and no history keys.
     const kv = await Deno.openKv(path);
     const key = DEFAULT_LAYOUT.meta("s");
@@ -70,13 +73,5 @@ Deno.test("a Deno KV database written before history loads at revision 0 and goe
       for await (const e of kv.list({ prefix: [tag] })) await kv.delete(e.key);
     }
     kv.close();
-    const store = await KvStore.open(path);
-    try {
-      await goesOnFromRevision0(store);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, (path) => KvStore.open(path));
 });
