@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ROOT } from "../support/paths.ts";
-import { projectVersion } from "../support/tasks.ts";
+import { projectVersion } from "../../scripts/release/settings.ts";
 
 const CLIENTS = ["Claude Code", "Claude Desktop", "VS Code", "Cursor", "Codex", "Goose", "Deno Deploy"];
 

@@ -9,7 +9,8 @@ import { smoke } from "../../scripts/release/smoke.ts";
 import { serverEnv } from "../support/env.ts";
 import { connectInMemory } from "../support/harness.ts";
 import { CONFIG, MAIN, ROOT } from "../support/paths.ts";
-import { projectVersion, runTask } from "../support/tasks.ts";
+import { projectVersion } from "../../scripts/release/settings.ts";
+import { runTask } from "../support/tasks.ts";
 
 const MANIFEST = `${ROOT}/manifest.json`;
 

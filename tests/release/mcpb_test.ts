@@ -9,7 +9,8 @@ import type { Platform } from "../../scripts/release/manifest.ts";
 import { smoke } from "../../scripts/release/smoke.ts";
 import { serverEnv } from "../support/env.ts";
 import { CONFIG, ROOT } from "../support/paths.ts";
-import { projectVersion, runTask } from "../support/tasks.ts";
+import { projectVersion } from "../../scripts/release/settings.ts";
+import { runTask } from "../support/tasks.ts";
 
 const PLATFORM =
   ({ darwin: "darwin", linux: "linux", windows: "win32" } as Record<string, Platform>)[Deno.build.os];

@@ -10,7 +10,8 @@
  * file) and ours (the version is deno.json's, the name is `io.github.<owner>/checklist-mcp`).
  */
 import assert from "node:assert/strict";
-import { projectVersion, runTask } from "../support/tasks.ts";
+import { projectVersion } from "../../scripts/release/settings.ts";
+import { runTask } from "../support/tasks.ts";
 
 const PACKAGE_FIELDS = new Set([
   "registryType",

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { CONFIG, MAIN } from "../support/paths.ts";
-import { projectVersion, runTask } from "../support/tasks.ts";
+import { projectVersion } from "../../scripts/release/settings.ts";
+import { runTask } from "../support/tasks.ts";
 
 const serve = [Deno.execPath(), "run", "-A", "--config", CONFIG, MAIN, "--stdio"];
 

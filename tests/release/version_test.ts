@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { connectInMemory } from "../support/harness.ts";
-import { projectVersion, runTask } from "../support/tasks.ts";
+import { projectVersion } from "../../scripts/release/settings.ts";
+import { runTask } from "../support/tasks.ts";
 
 Deno.test("deno task version prints deno.json's version and accepts the tag v + that version", async () => {
   const version = await projectVersion();

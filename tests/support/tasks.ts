@@ -30,8 +30,3 @@ export async function runTask(
   const text = new TextDecoder();
   return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
 }
-
-/** deno.json's `version`. */
-export async function projectVersion(): Promise<string> {
-  return JSON.parse(await Deno.readTextFile(CONFIG)).version;
-}
