@@ -5,15 +5,17 @@
  * of the file, plus a hosted `streamable-http` remote. The repository defaults to `GITHUB_REPOSITORY`
  * (set in GitHub Actions), else `checklist-mcp/checklist-mcp`; the registry name is
  * `io.github.<owner>/checklist-mcp`. The tag defaults to `v` + deno.json's version and must equal it.
- * The remote URL defaults to `MCP_REMOTE_URL`, else an example Deno Deploy address. `--out` defaults
- * to `server.json` in the current directory. Exit 1 with the reason, writing nothing, on a bad
+ * The remote URL defaults to `MCP_REMOTE_URL`, else an example Deno Deploy address. `--schema URL`
+ * (or `MCP_SERVER_SCHEMA`) names another dated schema of the registry, for when the registry stops
+ * accepting this one: the fields written are valid in the later schemas too. `--out` defaults to
+ * `server.json` in the current directory. Exit 1 with the reason, writing nothing, on a bad
  * argument or an assets folder without bundles.
  */
 import { toHex } from "../../lib/access/credential.ts";
 import { BINARY_NAME, DESCRIPTION, projectVersion, USER_SETTINGS } from "./settings.ts";
 import { tagMismatch } from "./version.ts";
 
-/** The registry schema this file follows. */
+/** The registry schema this file follows unless told otherwise. */
 export const SERVER_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json";
 /** The repository when neither `--repository` nor `GITHUB_REPOSITORY` names one. */
 export const DEFAULT_REPOSITORY = "checklist-mcp/checklist-mcp";
@@ -29,6 +31,8 @@ export interface ServerJsonOptions {
   tag: string;
   version: string;
   remoteUrl: string;
+  /** The `$schema` URL; {@link SERVER_SCHEMA} when absent. */
+  schema?: string;
 }
 
 /** The SHA-256 of a file, as 64 lowercase hex digits. */
@@ -46,6 +50,14 @@ export async function buildServerJson(options: ServerJsonOptions): Promise<Recor
   if (problem) throw new Error(problem);
   if (!/^https:\/\/[^\s/]+\/\S*$/.test(options.remoteUrl)) {
     throw new Error(`remote URL must be an https URL, not ${JSON.stringify(options.remoteUrl)}`);
+  }
+  const schema = options.schema ?? SERVER_SCHEMA;
+  if (
+    !/^https:\/\/static\.modelcontextprotocol\.io\/schemas\/\d{4}-\d{2}-\d{2}\/server\.schema\.json$/.test(
+      schema,
+    )
+  ) {
+    throw new Error(`schema must be a dated registry schema URL, not ${JSON.stringify(schema)}`);
   }
   const owner = repository.split("/")[0]!;
   const files: string[] = [];
@@ -75,7 +87,7 @@ export async function buildServerJson(options: ServerJsonOptions): Promise<Recor
     });
   }
   return {
-    $schema: SERVER_SCHEMA,
+    $schema: schema,
     name: `io.github.${owner}/${BINARY_NAME}`,
     description: DESCRIPTION,
     repository: { url: `https://github.com/${repository}`, source: "github" },
@@ -115,6 +127,7 @@ if (import.meta.main) {
       repository: value("--repository") || Deno.env.get("GITHUB_REPOSITORY") || DEFAULT_REPOSITORY,
       tag: (value("--tag") ?? `v${version}`).replace(/^refs\/tags\//, ""),
       remoteUrl: value("--remote-url") || Deno.env.get("MCP_REMOTE_URL") || DEFAULT_REMOTE_URL,
+      schema: value("--schema") || Deno.env.get("MCP_SERVER_SCHEMA") || undefined,
     });
     const out = value("--out") ?? "server.json";
     await Deno.writeTextFile(out, `${JSON.stringify(entry, null, 2)}\n`);

@@ -117,7 +117,7 @@ Deno.test("server-json writes a registry entry for stand-in assets that meets th
   }
 });
 
-Deno.test("server-json takes the owner from GITHUB_REPOSITORY, else the documented default", async (t) => {
+Deno.test("server-json takes the owner from GITHUB_REPOSITORY, else the documented default; the schema and remote can be set", async (t) => {
   const version = await projectVersion();
   const assets = await standInAssets(version);
   try {
@@ -136,6 +136,15 @@ Deno.test("server-json takes the owner from GITHUB_REPOSITORY, else the document
       assert.equal(run.code, 0, run.stderr);
       const entry: Entry = JSON.parse(await Deno.readTextFile(out));
       assert.equal(entry.name, "io.github.checklist-mcp/checklist-mcp");
+    });
+    await t.step("MCP_SERVER_SCHEMA names a later dated schema", async () => {
+      const schema = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+      const run = await runTask("server-json", ["--assets", assets, "--out", out], {
+        MCP_SERVER_SCHEMA: schema,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      const entry: Entry = JSON.parse(await Deno.readTextFile(out));
+      assert.equal(entry.$schema, schema);
     });
     await t.step("MCP_REMOTE_URL names the hosted endpoint", async () => {
       const run = await runTask("server-json", ["--assets", assets, "--out", out], {
@@ -165,6 +174,11 @@ Deno.test("server-json refuses a wrong tag, a bad repository or no bundles, and 
       ["a repository without an owner", ["--assets", assets, "--repository", "checklist-mcp"], /OWNER\/NAME/],
       ["an assets folder without bundles", ["--assets", empty], /no \.mcpb file/],
       ["an http remote", ["--assets", assets, "--remote-url", "http://example.com/mcp"], /https URL/],
+      [
+        "a schema that is not the registry's",
+        ["--assets", assets, "--schema", "https://example.com/s.json"],
+        /dated registry schema URL/,
+      ],
     ];
     for (const [name, args, reason] of cases) {
       await t.step(name, async () => {
