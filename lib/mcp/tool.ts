@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { jsonDepth, LIMITS } from "../domain/limits.ts";
+import { escapeLone, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import {
@@ -148,7 +149,8 @@ export function errorResult(code: ErrorCode, message: string): CallToolResult {
 /**
  * Validates the arguments, runs the tool, and turns every refusal into a coded `isError` reply.
  * Arguments are measured before zod sees them: a deeply nested value is refused without recursing
- * into it (a `tasks` tree 1,000 levels deep would overflow the stack of a recursive parser).
+ * into it (a `tasks` tree 1,000 levels deep would overflow the stack of a recursive parser), and a
+ * string or key holding a lone surrogate, anywhere, is `INVALID_INPUT` naming its field (unicode.ts).
  */
 export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   const refusal = refuseArguments(def.name, args ?? {});
@@ -186,7 +188,10 @@ export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): P
   }
 }
 
-/** Arguments that are not an object, or that nest deeper than {@link LIMITS}.jsonDepth, refused unparsed. */
+/**
+ * Arguments that are not an object, that nest deeper than {@link LIMITS}.jsonDepth, or that hold a
+ * string that is not well-formed Unicode, refused unparsed.
+ */
 function refuseArguments(tool: string, args: unknown): CallToolResult | undefined {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     const kind = args === null ? "null" : Array.isArray(args) ? "an array" : `a ${typeof args}`;
@@ -205,6 +210,13 @@ function refuseArguments(tool: string, args: unknown): CallToolResult | undefine
       );
     }
   }
+  const illFormed = findIllFormed(args);
+  if (illFormed) {
+    return errorResult(
+      "INVALID_INPUT",
+      `Invalid arguments for ${tool}: ${fieldName(illFormed.path)} ${illFormedText(illFormed)}.`,
+    );
+  }
   return undefined;
 }
 
@@ -213,7 +225,7 @@ function fieldName(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "arguments";
   let text = "";
   for (const part of path) {
-    text += typeof part === "number" ? `[${part}]` : `${text === "" ? "" : "."}${String(part)}`;
+    text += typeof part === "number" ? `[${part}]` : `${text === "" ? "" : "."}${escapeLone(String(part))}`;
   }
   return `\`${text}\``;
 }
