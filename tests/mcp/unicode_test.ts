@@ -130,3 +130,12 @@ for (const kind of STORE_KINDS) {
     }
   });
 }
+
+Deno.test("the resume prompt refuses a sessionId or project holding a lone surrogate", async () => {
+  await using conn = await connectInMemory();
+  for (const args of [{ sessionId: "q\ud800" }, { project: "p\udbff" }] as Record<string, string>[]) {
+    await assert.rejects(conn.client.getPrompt({ name: "resume", arguments: args }), /lone surrogate/);
+  }
+  const prompt = await conn.client.getPrompt({ name: "resume", arguments: { sessionId: "q\ufffd" } });
+  assert.ok(prompt.messages.length > 0);
+});
