@@ -120,16 +120,25 @@ function outputListing(schema: Record<string, unknown>): Record<string, unknown>
 type JsonSchema = Record<string, unknown>;
 
 /**
- * A nested schema reduced to what the listing can afford: its type, an array's item type, and for
- * an object the fields it always has (their types and the optional fields are in the README).
+ * A nested schema reduced to what the listing can afford: its type (a union's types), an array's
+ * item type, and for an object the fields it always has (their types and the optional fields are in
+ * the README).
  */
 function typed(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
   const s = typeof schema.$ref === "string" ? defs[schema.$ref.split("/").pop()!] ?? {} : schema;
   const out: JsonSchema = {};
-  if (s.type) out.type = s.type;
+  const type = s.type ?? unionType((s.anyOf ?? s.oneOf) as JsonSchema[] | undefined, defs);
+  if (type) out.type = type;
   if (s.items) out.items = typed(s.items as JsonSchema, defs);
   if (Array.isArray(s.required) && s.required.length > 0) out.required = s.required;
   return out;
+}
+
+/** The type of a union (a nullable object, a union of objects): the one type, or the list of them. */
+function unionType(options: JsonSchema[] | undefined, defs: Record<string, JsonSchema>): unknown {
+  if (!options) return undefined;
+  const types = [...new Set(options.flatMap((o) => [typed(o, defs).type ?? []].flat()))];
+  return types.length === 1 ? types[0] : types.length > 1 ? types : undefined;
 }
 
 function jsonSchema(schema: z.ZodObject, io: "input" | "output"): Record<string, unknown> {
