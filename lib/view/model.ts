@@ -20,7 +20,10 @@ export const TaskRowSchema = z.object({
   parent_id: z.string().nullable(),
   /** Direct subtasks. */
   children: z.number().int().nonnegative(),
-  /** Tasks below this one (all descendants) that are done, and how many there are. */
+  /**
+   * Done tasks of this task's subtree (itself and all below it), and how many there are: the
+   * counts of the roots add up to the session's `done`/`total`.
+   */
   done: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   /** Its subtasks follow in the rows (unfolded); false with `children > 0` means folded. */
