@@ -5,7 +5,7 @@
  * and nothing is stored. `q\ufffd`, a legitimate name, stays its own session.
  */
 import assert from "node:assert/strict";
-import { call, connectInMemory, fails, ok } from "../support/harness.ts";
+import { call, connectInMemory, fails, ok, spawnStdio, startHttp } from "../support/harness.ts";
 import { STORE_KINDS } from "../support/store_places.ts";
 
 const LONE = "\ud800";
@@ -138,4 +138,41 @@ Deno.test("the resume prompt refuses a sessionId or project holding a lone surro
   }
   const prompt = await conn.client.getPrompt({ name: "resume", arguments: { sessionId: "q\ufffd" } });
   assert.ok(prompt.messages.length > 0);
+});
+
+Deno.test("over stdio (KV) and HTTP (JSON file), a lone surrogate sent as a JSON escape is refused the same way", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-unicode-" });
+  try {
+    const transports = [
+      ["stdio, KV", () => spawnStdio({ env: { KV_PATH: `${dir}/store.sqlite` } })],
+      ["HTTP, JSON file", () => startHttp({ env: { FILE_PATH: `${dir}/store.json` } })],
+    ] as const;
+    for (const [name, connect] of transports) {
+      await t.step(name, async () => {
+        await using conn = await connect();
+        const message = await fails(
+          conn.client,
+          "createTask",
+          { sessionId: "q\ud800", name: "X" },
+          "INVALID_INPUT",
+        );
+        assert.match(message, /`sessionId` holds a lone surrogate \(U\+D800\)/);
+        await fails(
+          conn.client,
+          "mem_progress",
+          { project: "p", content: '{"goal":"\\udbff"}' },
+          "INVALID_INPUT",
+        );
+        await ok(conn.client, "createTask", { sessionId: "q\ufffd", id: "mine", name: "Mine" });
+        const other = await call(conn.client, "listTasks", { sessionId: "q\udbff" });
+        assert.equal(other.isError, true);
+        const mine = await ok<{ tasks: { id: string }[] }>(conn.client, "listTasks", {
+          sessionId: "q\ufffd",
+        });
+        assert.deepEqual(mine.tasks.map((task) => task.id), ["mine"]);
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
