@@ -9,7 +9,7 @@ import { z } from "zod";
 import { fail } from "./errors.ts";
 import { jsonDepth, LIMITS } from "./limits.ts";
 import { JsonObjectSchema } from "./own_keys.ts";
-import { escapeLone, findIllFormed, illFormedText } from "./unicode.ts";
+import { fieldPath, findIllFormed, illFormedText } from "./unicode.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
 /** A project name: what one progress document is stored under. */
@@ -77,10 +77,7 @@ export function parseProgressContent(content: string): ProgressContent {
   // `"\ud800"` is well-formed JSON text whose value is not well-formed Unicode.
   const illFormed = findIllFormed(value, ["content"]);
   if (illFormed) {
-    const field = illFormed.path.map((k, i) =>
-      typeof k === "number" ? `[${k}]` : `${i > 0 ? "." : ""}${escapeLone(k)}`
-    ).join("");
-    fail("INVALID_INPUT", `\`${field}\` ${illFormedText(illFormed)}.`);
+    fail("INVALID_INPUT", `\`${fieldPath(illFormed.path)}\` ${illFormedText(illFormed)}.`);
   }
   return value as ProgressContent;
 }

@@ -52,6 +52,15 @@ export function illFormedText(found: IllFormed): string {
   } a lone surrogate (${found.unit}): send well-formed Unicode (every surrogate paired)`;
 }
 
+/** A field path as a reader writes it, `tasks[0].name`, each lone surrogate in it written as `\ud800`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let text = "";
+  for (const part of path) {
+    text += typeof part === "number" ? `[${part}]` : `${text === "" ? "" : "."}${escapeLone(String(part))}`;
+  }
+  return text;
+}
+
 /** `text` with each lone surrogate written as `\ud800`, so a message naming it is well-formed itself. */
 export function escapeLone(text: string): string {
   return text.isWellFormed() ? text : text.replace(

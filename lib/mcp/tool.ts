@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { jsonDepth, LIMITS } from "../domain/limits.ts";
-import { escapeLone, findIllFormed, illFormedText } from "../domain/unicode.ts";
+import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import {
@@ -231,12 +231,7 @@ function refuseArguments(tool: string, args: unknown): CallToolResult | undefine
 
 /** A field path as a reader writes it: `tasks[0].name`; the whole arguments when empty. */
 function fieldName(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "arguments";
-  let text = "";
-  for (const part of path) {
-    text += typeof part === "number" ? `[${part}]` : `${text === "" ? "" : "."}${escapeLone(String(part))}`;
-  }
-  return `\`${text}\``;
+  return path.length === 0 ? "arguments" : `\`${fieldPath(path)}\``;
 }
 
 /** One issue in a few words, on one line. */

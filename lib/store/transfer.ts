@@ -10,7 +10,7 @@
 import { DomainError, fail } from "../domain/errors.ts";
 import { checkTreeShape } from "../domain/limits.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
-import { escapeLone, findIllFormed, illFormedText } from "../domain/unicode.ts";
+import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import { type SpaceDocument, StoreState, validateStoreFile } from "./state.ts";
 import type { NamespaceOption, Store } from "./store.ts";
 
@@ -60,8 +60,7 @@ export function parseImport(text: string): ParsedImport {
   // A lone surrogate has no UTF-8 form: in a KV key it would merge two names (README "Hostile input").
   const illFormed = findIllFormed(json);
   if (illFormed) {
-    const where = illFormed.path.map((k) => typeof k === "number" ? `[${k}]` : `.${escapeLone(k)}`).join("")
-      .replace(/^\./, "");
+    const where = fieldPath(illFormed.path);
     fail(
       "INVALID_INPUT",
       `The document is not well-formed Unicode: ${where || "its top level"} ${
