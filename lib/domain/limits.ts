@@ -39,6 +39,8 @@ export const LIMITS = {
   stdioLineBytes: 4 * 1024 * 1024,
   /** Seconds an HTTP request body may take to arrive. */
   bodySeconds: 30,
+  /** Items one page of a list holds: `resources/list` (then `nextCursor`) and the dashboard's sessions. */
+  listPage: 100,
 } as const;
 
 /**

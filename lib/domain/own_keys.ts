@@ -31,11 +31,14 @@ export function isJsonValue(value: unknown): value is JsonValue {
   return true;
 }
 
-/** A JSON object, kept as it is (every key, at every depth). */
+/**
+ * A JSON object, kept as it is (every key, at every depth). Its JSON Schema says `type: "object"`
+ * (a custom check has none of its own, and the MCP Inspector warns about a field without a type).
+ */
 export const JsonObjectSchema = z.custom<{ [key: string]: JsonValue }>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value) && isJsonValue(value),
   { message: "Expected a JSON object" },
-);
+).meta({ type: "object" });
 
 /** Sets `obj[key] = value` as an own property, whatever the key (`__proto__` included). */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {

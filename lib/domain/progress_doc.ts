@@ -9,6 +9,7 @@ import { z } from "zod";
 import { fail } from "./errors.ts";
 import { jsonDepth, LIMITS } from "./limits.ts";
 import { JsonObjectSchema } from "./own_keys.ts";
+import { fieldPath, findIllFormed, illFormedText } from "./unicode.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
 /** A project name: what one progress document is stored under. */
@@ -37,7 +38,8 @@ const EXAMPLE = '{"goal": "...", "completed": [], "next_steps": [], "blockers": 
 
 /**
  * Parses `content` as a JSON object, or refuses: `LIMIT_EXCEEDED` above
- * {@link LIMITS.progressContentLength} characters, `INVALID_INPUT` for broken JSON or a non-object.
+ * {@link LIMITS.progressContentLength} characters, `INVALID_INPUT` for broken JSON, a non-object, or a
+ * string or key in it that holds a lone surrogate (`\ud800` in the JSON text; unicode.ts).
  */
 export function parseProgressContent(content: string): ProgressContent {
   if (content.length > LIMITS.progressContentLength) {
@@ -71,6 +73,11 @@ export function parseProgressContent(content: string): ProgressContent {
         value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`
       }. Send e.g. ${EXAMPLE}.`,
     );
+  }
+  // `"\ud800"` is well-formed JSON text whose value is not well-formed Unicode.
+  const illFormed = findIllFormed(value, ["content"]);
+  if (illFormed) {
+    fail("INVALID_INPUT", `\`${fieldPath(illFormed.path)}\` ${illFormedText(illFormed)}.`);
   }
   return value as ProgressContent;
 }

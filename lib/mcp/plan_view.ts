@@ -14,7 +14,7 @@ import {
   RESOURCE_MIME_TYPE,
 } from "@modelcontextprotocol/ext-apps/server";
 import type { ToolGroup } from "../config.ts";
-import type { McpServer, Tool } from "./sdk.ts";
+import type { McpServer, Resource, Tool } from "./sdk.ts";
 import { type ToolDef, toolListing } from "./tool.ts";
 
 /** URI of the plan view. */
@@ -35,21 +35,28 @@ export function viewEnabled(groups: ReadonlySet<ToolGroup>): boolean {
   return VIEW_GROUPS.some((group) => groups.has(group));
 }
 
+const META = { ui: { csp: CSP, prefersBorder: true } };
+// A variable, not a literal: the helper's config type misses the SDK's resource fields in Deno.
+const CONFIG = {
+  title: "Plan view",
+  description: "The session a task tool answered about, drawn in the chat (MCP Apps).",
+  mimeType: PLAN_VIEW_MIME,
+  _meta: META,
+};
+
+/** The view's `resources/list` entry (resources.ts lists it first). */
+export function planViewListing(): Resource {
+  return { uri: PLAN_VIEW_URI, name: "plan_view", ...CONFIG };
+}
+
 /** Registers the view's resource (listed by `resources/list`, read by `resources/read`). */
 export function registerPlanView(mcp: McpServer): void {
-  const meta = { ui: { csp: CSP, prefersBorder: true } };
-  // A variable, not a literal: the helper's config type misses the SDK's resource fields in Deno.
-  const config = {
-    title: "Plan view",
-    description: "The session a task tool answered about, drawn in the chat (MCP Apps).",
-    mimeType: PLAN_VIEW_MIME,
-    _meta: meta,
-  };
+  const meta = META;
   registerAppResource(
     mcp,
     "plan_view",
     PLAN_VIEW_URI,
-    config,
+    CONFIG,
     // The document (~400 KB of text) loads on its first read, not at every start.
     async (uri) => {
       const { PLAN_HTML } = await import("../app/assets/plan_html.ts");

@@ -13,8 +13,18 @@ import { LIMITS } from "../domain/limits.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { recentWorks, type WorkEntry, WorkIdSchema, workInfo } from "../domain/work_lru.ts";
+import type { Logger } from "../log.ts";
+import { isWellFormed } from "../domain/unicode.ts";
+import { linkableNames } from "../store/stored_names.ts";
 import type { Space } from "../store/store.ts";
-import { completable, McpError, type McpServer, ResourceTemplate } from "./sdk.ts";
+import {
+  completable,
+  ListResourcesRequestSchema,
+  McpError,
+  type McpServer,
+  type Resource,
+  ResourceTemplate,
+} from "./sdk.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
 
@@ -23,6 +33,7 @@ const RESOURCE_NOT_FOUND = -32002;
 /** JSON-RPC "invalid params". */
 const INVALID_PARAMS = -32602;
 const JSON_TYPE = "application/json";
+const LONE_SURROGATE = "holds a lone surrogate: send well-formed Unicode";
 
 /** URI of a session's task tree. */
 export function sessionUri(sessionId: string): string {
@@ -44,6 +55,11 @@ export interface HandoffOptions {
   groups: ReadonlySet<ToolGroup>;
   /** Capacity of the work-info LRU: entries past it are not listed. */
   workCacheSize: number;
+  /** Resources registered elsewhere (the plan view), listed first. */
+  fixed?: readonly Resource[];
+  /** The store shared by every connection: a stored name that cannot be listed is logged once per store. */
+  root: object;
+  log: Logger;
 }
 
 /** Registers the resources, templates, completions and the `resume` prompt of the enabled groups. */
@@ -62,20 +78,10 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
     mcp.registerResource(
       "session",
       new ResourceTemplate("checklist://sessions/{sessionId}", {
-        list: async () => ({
-          resources: (await store.listSessions()).sort().map((id) => ({
-            uri: sessionUri(id),
-            name: `session ${id}`,
-            mimeType: JSON_TYPE,
-          })),
-        }),
+        list: undefined,
         complete: { sessionId: completeSession },
       }),
-      {
-        title: "Task tree",
-        description: "A session's task tree as JSON: { sessionId, tasks } with nested subtasks.",
-        mimeType: JSON_TYPE,
-      },
+      SESSION_META,
       async (uri, variables) => {
         const sessionId = variable(variables, "sessionId", SessionIdSchema);
         const tasks = await store.readTree(sessionId, (tree) => tree && structuredClone(tree.roots));
@@ -89,15 +95,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
     mcp.registerResource(
       "work",
       new ResourceTemplate("checklist://works/{workId}", {
-        list: async () => ({
-          resources: (await store.readWorks((e) => recentWorks(e.values(), workCacheSize))).map((w) => ({
-            uri: workUri(w.workId),
-            name: `work ${w.workId}`,
-            title: w.work_description,
-            description: `Saved ${w.work_timestamp}`,
-            mimeType: JSON_TYPE,
-          })),
-        }),
+        list: undefined,
         complete: { workId: completeWork },
       }),
       {
@@ -122,20 +120,10 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
     mcp.registerResource(
       "progress",
       new ResourceTemplate("checklist://progress/{project}", {
-        list: async () => ({
-          resources: (await store.listProjects()).sort().map((project) => ({
-            uri: progressUri(project),
-            name: `progress ${project}`,
-            mimeType: JSON_TYPE,
-          })),
-        }),
+        list: undefined,
         complete: { project: completeProject },
       }),
-      {
-        title: "Progress document",
-        description: "A project's progress document as JSON, with its revision and update time.",
-        mimeType: JSON_TYPE,
-      },
+      PROGRESS_META,
       async (uri, variables) => {
         const project = variable(variables, "project", z.string().min(1).max(LIMITS.projectLength));
         const doc = await store.readProgress(project);
@@ -143,6 +131,10 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
         return jsonContents(uri, doc);
       },
     );
+  }
+
+  if (hasTasks || groups.has("works") || groups.has("progress") || (options.fixed ?? []).length > 0) {
+    registerResourceList(mcp, options);
   }
 
   if (groups.has("works") || groups.has("progress")) {
@@ -154,13 +146,16 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           "Everything needed to pick up work: the progress document, recent works and current tasks.",
         argsSchema: {
           project: completable(
-            z.string().trim().min(1).max(LIMITS.projectLength).optional().describe(
-              "Project of the progress document",
-            ),
+            z.string().trim().min(1).max(LIMITS.projectLength).refine(isWellFormed, LONE_SURROGATE).optional()
+              .describe(
+                "Project of the progress document",
+              ),
             completeProject,
           ),
           sessionId: completable(
-            SessionIdSchema.optional().describe("Task tree; default: that of the latest work"),
+            SessionIdSchema.refine(isWellFormed, LONE_SURROGATE).optional().describe(
+              "Task tree; default: that of the latest work",
+            ),
             completeSession,
           ),
         },
@@ -175,6 +170,115 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           },
         }],
       }),
+    );
+  }
+}
+
+/**
+ * Answers `resources/list` one page at a time (at most {@link LIMITS}.listPage resources, then a
+ * `nextCursor`): the fixed resources, then sessions, works and progress documents, each by name. The
+ * cursor is the last resource's place in that order, so a page never repeats one and a listing that
+ * runs while names come and go still returns every name that stayed. A stored name that is not
+ * well-formed Unicode has no URI: it is left out and logged once (lib/store/stored_names.ts).
+ */
+function registerResourceList(mcp: McpServer, options: HandoffOptions): void {
+  const { store, groups, workCacheSize } = options;
+  const source = { store: options.root, namespace: store.namespace, log: options.log };
+  const all = async (): Promise<Listed[]> => {
+    const out: Listed[] = (options.fixed ?? []).map((resource) => ({ rank: 0, key: resource.uri, resource }));
+    if (groups.has("tasks") || groups.has("checklist")) {
+      for (const id of linkableNames(await store.listSessions(), { ...source, kind: "session" })) {
+        out.push({
+          rank: 1,
+          key: id,
+          resource: { uri: sessionUri(id), name: `session ${id}`, ...SESSION_META },
+        });
+      }
+    }
+    if (groups.has("works")) {
+      for (const w of await store.readWorks((e) => recentWorks(e.values(), workCacheSize))) {
+        out.push({
+          rank: 2,
+          key: w.workId,
+          resource: {
+            ...WORK_META,
+            uri: workUri(w.workId),
+            name: `work ${w.workId}`,
+            title: w.work_description,
+            description: `Saved ${w.work_timestamp}`,
+          },
+        });
+      }
+    }
+    if (groups.has("progress")) {
+      for (const project of linkableNames(await store.listProjects(), { ...source, kind: "project" })) {
+        out.push({
+          rank: 3,
+          key: project,
+          resource: { uri: progressUri(project), name: `progress ${project}`, ...PROGRESS_META },
+        });
+      }
+    }
+    return out;
+  };
+  mcp.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    const after = request.params?.cursor === undefined ? undefined : readCursor(request.params.cursor);
+    const rest = (await all()).filter((item) => after === undefined || compare(item, after) > 0).sort(
+      compare,
+    );
+    const page = rest.slice(0, LIMITS.listPage);
+    const last = page[page.length - 1];
+    return {
+      resources: page.map((item) => item.resource),
+      ...(rest.length > page.length && last ? { nextCursor: writeCursor(last) } : {}),
+    };
+  });
+}
+
+/** A resource in the listing order: rank (fixed, session, work, progress), then name. */
+interface Listed {
+  rank: number;
+  key: string;
+  resource: Resource;
+}
+
+const SESSION_META = {
+  title: "Task tree",
+  description: "A session's task tree as JSON: { sessionId, tasks } with nested subtasks.",
+  mimeType: JSON_TYPE,
+};
+const WORK_META = { mimeType: JSON_TYPE };
+const PROGRESS_META = {
+  title: "Progress document",
+  description: "A project's progress document as JSON, with its revision and update time.",
+  mimeType: JSON_TYPE,
+};
+
+function compare(a: Pick<Listed, "rank" | "key">, b: Pick<Listed, "rank" | "key">): number {
+  return a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+const CursorSchema = z.tuple([z.number().int().min(0).max(3), z.string()]);
+
+/** The opaque cursor after `item`: base64url of `[rank, name]`. */
+function writeCursor(item: Listed): string {
+  const bytes = new TextEncoder().encode(JSON.stringify([item.rank, item.key]));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+/** The place a cursor names; anything this server did not write is invalid params (-32602). */
+function readCursor(cursor: string): Pick<Listed, "rank" | "key"> {
+  try {
+    const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+    );
+    const [rank, key] = CursorSchema.parse(JSON.parse(text));
+    return { rank, key };
+  } catch {
+    throw new McpError(
+      INVALID_PARAMS,
+      "Invalid cursor for resources/list: pass the nextCursor of the previous page, or none for the first.",
     );
   }
 }

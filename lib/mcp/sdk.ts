@@ -22,6 +22,7 @@ export {
   ErrorCode,
   isInitializeRequest,
   JSONRPCMessageSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   SetLevelRequestSchema,
@@ -32,6 +33,7 @@ export type {
   JSONRPCMessage,
   LoggingLevel,
   LoggingMessageNotification,
+  Resource,
   Tool,
   ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";

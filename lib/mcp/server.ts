@@ -17,7 +17,13 @@ import {
 } from "./sdk.ts";
 import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
-import { clientShowsViews, registerPlanView, viewEnabled, viewListing } from "./plan_view.ts";
+import {
+  clientShowsViews,
+  planViewListing,
+  registerPlanView,
+  viewEnabled,
+  viewListing,
+} from "./plan_view.ts";
 import { callTool, errorResult, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
@@ -131,8 +137,15 @@ export function createServer(options: ServerOptions): McpServer {
     log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
   };
-  registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
   if (viewTools.length > 0) registerPlanView(mcp);
+  registerHandoff(mcp, {
+    store: ctx.store,
+    groups,
+    workCacheSize: ctx.workCacheSize,
+    fixed: viewTools.length > 0 ? [planViewListing()] : [],
+    root: options.store,
+    log: serverLog,
+  });
   // Error replies in one plain line, on every transport (lib/mcp/jsonrpc.ts).
   const connect = mcp.connect.bind(mcp);
   mcp.connect = (transport) => {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { jsonDepth, LIMITS } from "../domain/limits.ts";
+import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import {
@@ -119,16 +120,25 @@ function outputListing(schema: Record<string, unknown>): Record<string, unknown>
 type JsonSchema = Record<string, unknown>;
 
 /**
- * A nested schema reduced to what the listing can afford: its type, an array's item type, and for
- * an object the fields it always has (their types and the optional fields are in the README).
+ * A nested schema reduced to what the listing can afford: its type (a union's types), an array's
+ * item type, and for an object the fields it always has (their types and the optional fields are in
+ * the README).
  */
 function typed(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
   const s = typeof schema.$ref === "string" ? defs[schema.$ref.split("/").pop()!] ?? {} : schema;
   const out: JsonSchema = {};
-  if (s.type) out.type = s.type;
+  const type = s.type ?? unionType((s.anyOf ?? s.oneOf) as JsonSchema[] | undefined, defs);
+  if (type) out.type = type;
   if (s.items) out.items = typed(s.items as JsonSchema, defs);
   if (Array.isArray(s.required) && s.required.length > 0) out.required = s.required;
   return out;
+}
+
+/** The type of a union (a nullable object, a union of objects): the one type, or the list of them. */
+function unionType(options: JsonSchema[] | undefined, defs: Record<string, JsonSchema>): unknown {
+  if (!options) return undefined;
+  const types = [...new Set(options.flatMap((o) => [typed(o, defs).type ?? []].flat()))];
+  return types.length === 1 ? types[0] : types.length > 1 ? types : undefined;
 }
 
 function jsonSchema(schema: z.ZodObject, io: "input" | "output"): Record<string, unknown> {
@@ -148,7 +158,8 @@ export function errorResult(code: ErrorCode, message: string): CallToolResult {
 /**
  * Validates the arguments, runs the tool, and turns every refusal into a coded `isError` reply.
  * Arguments are measured before zod sees them: a deeply nested value is refused without recursing
- * into it (a `tasks` tree 1,000 levels deep would overflow the stack of a recursive parser).
+ * into it (a `tasks` tree 1,000 levels deep would overflow the stack of a recursive parser), and a
+ * string or key holding a lone surrogate, anywhere, is `INVALID_INPUT` naming its field (unicode.ts).
  */
 export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   const refusal = refuseArguments(def.name, args ?? {});
@@ -186,7 +197,10 @@ export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): P
   }
 }
 
-/** Arguments that are not an object, or that nest deeper than {@link LIMITS}.jsonDepth, refused unparsed. */
+/**
+ * Arguments that are not an object, that nest deeper than {@link LIMITS}.jsonDepth, or that hold a
+ * string that is not well-formed Unicode, refused unparsed.
+ */
 function refuseArguments(tool: string, args: unknown): CallToolResult | undefined {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     const kind = args === null ? "null" : Array.isArray(args) ? "an array" : `a ${typeof args}`;
@@ -205,17 +219,19 @@ function refuseArguments(tool: string, args: unknown): CallToolResult | undefine
       );
     }
   }
+  const illFormed = findIllFormed(args);
+  if (illFormed) {
+    return errorResult(
+      "INVALID_INPUT",
+      `Invalid arguments for ${tool}: ${fieldName(illFormed.path)} ${illFormedText(illFormed)}.`,
+    );
+  }
   return undefined;
 }
 
 /** A field path as a reader writes it: `tasks[0].name`; the whole arguments when empty. */
 function fieldName(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "arguments";
-  let text = "";
-  for (const part of path) {
-    text += typeof part === "number" ? `[${part}]` : `${text === "" ? "" : "."}${String(part)}`;
-  }
-  return `\`${text}\``;
+  return path.length === 0 ? "arguments" : `\`${fieldPath(path)}\``;
 }
 
 /** One issue in a few words, on one line. */

@@ -3,12 +3,14 @@
  * `deno task import`, with `--namespace NAME`), to move a plan between the JSON file, a local Deno KV
  * and Deno Deploy, or from one namespace to another.
  *
- * An import is validated completely first (JSON, the same zod schemas as the stores use, duplicate
- * ids, the documented limits) and then applied in one atomic change, so any error changes nothing.
+ * An import is validated completely first (JSON, well-formed Unicode in every name and text, the same
+ * zod schemas as the stores use, duplicate ids, the documented limits) and then applied in one atomic
+ * change, so any error changes nothing.
  */
 import { DomainError, fail } from "../domain/errors.ts";
 import { checkTreeShape } from "../domain/limits.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
+import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import { type SpaceDocument, StoreState, validateStoreFile } from "./state.ts";
 import type { NamespaceOption, Store } from "./store.ts";
 
@@ -54,6 +56,17 @@ export function parseImport(text: string): ParsedImport {
     json = JSON.parse(text);
   } catch (error) {
     fail("INVALID_INPUT", `The document is not valid JSON: ${(error as Error).message}.`);
+  }
+  // A lone surrogate has no UTF-8 form: in a KV key it would merge two names (README "Hostile input").
+  const illFormed = findIllFormed(json);
+  if (illFormed) {
+    const where = fieldPath(illFormed.path);
+    fail(
+      "INVALID_INPUT",
+      `The document is not well-formed Unicode: ${where || "its top level"} ${
+        illFormedText(illFormed)
+      }. Rename it in the document (e.g. replace the lone surrogate with U+FFFD or drop it) and import again.`,
+    );
   }
   const parsed = validateStoreFile(json);
   if (parsed.problem !== undefined) {

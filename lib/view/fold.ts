@@ -158,8 +158,9 @@ function taskRow(
     depth,
     parent_id: parentId,
     children: task.tasks.length,
-    done: counts.below(task.id),
-    total: tree.subtreeSize(task) - 1,
+    // The task and everything below it: a session's roots add up to its header (buildSessionView).
+    done: counts.below(task.id) + (task.status === "done" ? 1 : 0),
+    total: tree.subtreeSize(task),
     open: how.unfold,
     on_path: how.path.has(task.id),
     active: task.id === how.activeId,

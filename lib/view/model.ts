@@ -20,7 +20,10 @@ export const TaskRowSchema = z.object({
   parent_id: z.string().nullable(),
   /** Direct subtasks. */
   children: z.number().int().nonnegative(),
-  /** Tasks below this one (all descendants) that are done, and how many there are. */
+  /**
+   * Done tasks of this task's subtree (itself and all below it), and how many there are: the
+   * counts of the roots add up to the session's `done`/`total`.
+   */
   done: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   /** Its subtasks follow in the rows (unfolded); false with `children > 0` means folded. */
@@ -137,8 +140,20 @@ export const WorkViewSchema = z.object({
 /** See {@link WorkViewSchema}. */
 export type WorkView = z.infer<typeof WorkViewSchema>;
 
-/** A namespace and its sessions (today one, `default`). */
-export const NamespaceViewSchema = z.object({ name: z.string(), sessions: z.array(SessionSummarySchema) });
+/**
+ * A namespace and one window of its sessions, by name: at most `LIMITS.listPage` from index `start`
+ * of `total`, the sessions named after `after` (`""`: from the first). `next` and `previous` are the
+ * `after` of the neighbouring windows (null: there is none).
+ */
+export const NamespaceViewSchema = z.object({
+  name: z.string(),
+  total: z.number().int().nonnegative(),
+  start: z.number().int().nonnegative(),
+  after: z.string(),
+  sessions: z.array(SessionSummarySchema),
+  previous: z.string().nullable(),
+  next: z.string().nullable(),
+});
 /** See {@link NamespaceViewSchema}. */
 export type NamespaceView = z.infer<typeof NamespaceViewSchema>;
 

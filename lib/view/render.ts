@@ -23,12 +23,32 @@ import { h, type VElement, type VNode } from "./vnode.ts";
 /** Deepest indentation class (`d-12`); deeper rows indent no further. */
 export const MAX_INDENT = 12;
 
-/** The link that selects a session: `?session=ID` (plus `ns=` outside the `default` namespace). */
-export function sessionHref(namespace: string, id: string): string {
+/**
+ * The link that selects a session: `?session=ID` (plus `ns=` outside the `default` namespace, and
+ * `after=` to keep the window of the session list that shows it).
+ */
+export function sessionHref(namespace: string, id: string, after = ""): string {
   const params = new URLSearchParams();
   if (namespace !== "default") params.set("ns", namespace);
+  if (after !== "") params.set("after", after);
   params.set("session", id);
   return `?${params}`;
+}
+
+/** The link to a window of a namespace's session list: `?after=ID` (`""`: the first window). */
+export function windowHref(namespace: string, after: string): string {
+  const params = new URLSearchParams();
+  if (namespace !== "default") params.set("ns", namespace);
+  if (after !== "") params.set("after", after);
+  const query = `${params}`;
+  return query === "" ? "?" : `?${query}`;
+}
+
+/** `5 sessions`, or for a window of more: `Sessions 101–200 of 5,000`. */
+export function windowLabel(ns: Pick<NamespaceView, "total" | "start" | "sessions">): string {
+  if (ns.total === ns.sessions.length) return ns.total === 1 ? "1 session" : `${ns.total} sessions`;
+  const from = ns.sessions.length === 0 ? ns.start : ns.start + 1;
+  return `Sessions ${from}–${ns.start + ns.sessions.length} of ${ns.total.toLocaleString("en-US")}`;
 }
 
 /** A progress bar with its label. */
@@ -41,7 +61,10 @@ export function progressBar(done: number, total: number): VElement {
   );
 }
 
-/** The sessions of every namespace, the selected one marked. */
+/**
+ * The sessions of every namespace, the selected one marked: one window of each (data.ts), its count,
+ * and links to the windows before and after it.
+ */
 export function sessionList(
   namespaces: readonly NamespaceView[],
   selected?: { namespace: string; id: string },
@@ -56,7 +79,9 @@ export function sessionList(
         "section",
         { class: "namespace", "data-namespace": ns.name },
         many && h("h3", {}, ns.name),
-        ns.sessions.length === 0 && h("p", { class: "empty" }, "No sessions yet."),
+        ns.total === 0
+          ? h("p", { class: "empty" }, "No sessions yet.")
+          : h("p", { class: "session-count", "data-total": ns.total }, windowLabel(ns)),
         h(
           "ul",
           { class: "session-list" },
@@ -67,7 +92,7 @@ export function sessionList(
               { class: current ? "session current" : "session" },
               h(
                 "a",
-                { href: sessionHref(ns.name, s.id), "aria-current": current ? "page" : undefined },
+                { href: sessionHref(ns.name, s.id, ns.after), "aria-current": current ? "page" : undefined },
                 s.id,
               ),
               progressBar(s.done, s.total),
@@ -76,6 +101,20 @@ export function sessionList(
             );
           }),
         ),
+        (ns.previous !== null || ns.next !== null) &&
+          h(
+            "p",
+            { class: "session-pages" },
+            ns.previous !== null &&
+              h(
+                "a",
+                { href: windowHref(ns.name, ns.previous), rel: "prev", class: "previous" },
+                "← previous",
+              ),
+            ns.previous !== null && ns.next !== null && " · ",
+            ns.next !== null &&
+              h("a", { href: windowHref(ns.name, ns.next), rel: "next", class: "next" }, "next →"),
+          ),
       )
     ),
   );

@@ -44,9 +44,9 @@ export function tasksLabel(count: number): string {
   return count === 1 ? "1 task" : `${count} tasks`;
 }
 
-/** What a folded row says about what it hides: `12 tasks inside, 3 done`. */
+/** What a row's count says: `3 of 12 tasks done (this one and those inside it)`. */
 export function foldedLabel(done: number, total: number): string {
-  return `${tasksLabel(total)} inside, ${done} done`;
+  return `${done} of ${tasksLabel(total)} done (this one and those inside it)`;
 }
 
 /** What a placeholder row for unshown siblings says. */

@@ -4,7 +4,11 @@
  * part. Read-only.
  */
 import type { ProgressDoc } from "../domain/progress_doc.ts";
-import { isNamespace } from "../domain/schemas.ts";
+import { LIMITS } from "../domain/limits.ts";
+import { DEFAULT_NAMESPACE, isNamespace } from "../domain/schemas.ts";
+import { isWellFormed } from "../domain/unicode.ts";
+import type { Logger } from "../log.ts";
+import { linkableNames } from "../store/stored_names.ts";
 import { sortNamespaces } from "../store/state.ts";
 import type { Space, Store } from "../store/store.ts";
 import { buildSessionView, documentViews, summarizeSession, workViews } from "../view/build.ts";
@@ -15,19 +19,26 @@ import { type Credential, mayUse } from "../access/credential.ts";
 /** History entries a page shows. */
 export const HISTORY_SHOWN = 20;
 
-/** What a page asks for: a namespace and session (defaults: the first with work in progress) and opened ids. */
+/**
+ * What a page asks for: a namespace and session (defaults: the first with work in progress), opened
+ * ids, and the window of the namespace's session list (`after`: the sessions named after it).
+ */
 export interface PageQuery {
   namespace?: string;
   session?: string;
   open?: readonly string[];
+  after?: string;
 }
 
 /** Reads the view models for a credential. */
 export class DashboardData {
   readonly #store: Store;
+  readonly #log: Logger;
 
-  constructor(store: Store) {
+  /** `log` hears of stored names that cannot be linked (lib/store/stored_names.ts). */
+  constructor(store: Store, log: Logger) {
     this.#store = store;
+    this.#log = log;
   }
 
   /**
@@ -50,8 +61,11 @@ export class DashboardData {
   async page(credential: Credential, query: PageQuery): Promise<PageView> {
     const spaces = await this.visible(credential);
     const namespaces: NamespaceView[] = [];
-    for (const space of spaces) namespaces.push({ name: space.namespace, sessions: await summaries(space) });
-    const chosen = pick(namespaces, query);
+    for (const space of spaces) {
+      const after = space.namespace === (query.namespace ?? DEFAULT_NAMESPACE) ? query.after ?? "" : "";
+      namespaces.push(await this.#window(space, after));
+    }
+    const chosen = await pick(spaces, namespaces, query);
     const space = chosen && spaces.find((s) => s.namespace === chosen.namespace);
     const session = space && chosen ? await this.#session(space, chosen.id, query.open ?? []) : null;
     const home = space ?? spaces.find((s) => s.namespace === query.namespace) ?? spaces[0];
@@ -75,6 +89,32 @@ export class DashboardData {
     return rows ? { rows } : undefined;
   }
 
+  /** One window of a namespace's sessions, by name: at most `LIMITS.listPage`, after `after`. */
+  async #window(space: Space, after: string): Promise<NamespaceView> {
+    const ids = linkableNames(await space.listSessions(), {
+      store: this.#store,
+      namespace: space.namespace,
+      kind: "session",
+      log: this.#log,
+    }).sort();
+    const start = after === "" ? 0 : firstAfter(ids, after);
+    const shown = ids.slice(start, start + LIMITS.listPage);
+    const sessions = [];
+    for (const id of shown) {
+      const summary = await space.readTree(id, (tree) => tree && summarizeSession(space.namespace, id, tree));
+      if (summary) sessions.push(summary);
+    }
+    return {
+      name: space.namespace,
+      total: ids.length,
+      start,
+      after: start === 0 ? "" : after,
+      sessions,
+      previous: start === 0 ? null : start <= LIMITS.listPage ? "" : ids[start - LIMITS.listPage - 1]!,
+      next: start + LIMITS.listPage < ids.length ? shown[shown.length - 1]! : null,
+    };
+  }
+
   async #session(space: Space, id: string, open: readonly string[]): Promise<SessionView | null> {
     // History off (HISTORY_SIZE=0): the page shows no history section.
     const history = space.historySize === 0 ? null : await space.readHistory(id, HISTORY_SHOWN);
@@ -86,31 +126,35 @@ export class DashboardData {
   }
 }
 
-async function summaries(space: Space) {
-  const ids = (await space.listSessions()).sort();
-  const out = [];
-  for (const id of ids) {
-    const summary = await space.readTree(id, (tree) => tree && summarizeSession(space.namespace, id, tree));
-    if (summary) out.push(summary);
+/** The index of the first of the sorted `ids` that sorts after `after`. */
+function firstAfter(ids: readonly string[], after: string): number {
+  let [low, high] = [0, ids.length];
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ids[mid]! <= after) low = mid + 1;
+    else high = mid;
   }
-  return out;
+  return low;
 }
 
 /**
- * The asked-for session if it exists; else the first with a task in progress; else the first (of the
- * asked-for namespace, when one is asked for).
+ * The asked-for session if it exists (in or out of the window shown); else the first shown with a
+ * task in progress; else the first shown (of the asked-for namespace, when one is asked for).
  */
-function pick(
+async function pick(
+  spaces: readonly Space[],
   namespaces: readonly NamespaceView[],
   query: PageQuery,
-): { namespace: string; id: string } | undefined {
+): Promise<{ namespace: string; id: string } | undefined> {
+  if (query.session !== undefined) {
+    const namespace = query.namespace ?? DEFAULT_NAMESPACE;
+    const space = spaces.find((s) => s.namespace === namespace);
+    const found = space && isWellFormed(query.session) &&
+      await space.readTree(query.session, (tree) => tree !== undefined);
+    return found ? { namespace, id: query.session } : undefined;
+  }
   const all = namespaces.filter((ns) => query.namespace === undefined || ns.name === query.namespace)
     .flatMap((ns) => ns.sessions);
-  if (query.session !== undefined) {
-    const namespace = query.namespace ?? "default";
-    const found = all.find((s) => s.namespace === namespace && s.id === query.session);
-    return found ? { namespace, id: found.id } : undefined;
-  }
   const chosen = all.find((s) => s.active !== null) ?? all[0];
   return chosen && { namespace: chosen.namespace, id: chosen.id };
 }

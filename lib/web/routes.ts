@@ -3,7 +3,7 @@
  *
  * | route | answers |
  * | --- | --- |
- * | `GET /` | the page (`?session=ID`, `?ns=NAME`; `?token=` is a share link) |
+ * | `GET /` | the page (`?session=ID`, `?ns=NAME`, `?after=ID`: the window of sessions after ID; `?token=` is a share link) |
  * | `GET /api/view` | the page's data as JSON (same query, plus `open=id,id` for unfolded tasks) |
  * | `GET /api/children` | a folded part: `ns`, `session`, `parent` (absent: roots), `offset`, `count` |
  *
@@ -45,7 +45,7 @@ export interface DashboardOptions {
 export function createDashboard(
   options: DashboardOptions,
 ): { app: Hono<{ Variables: AccessVariables }>; close: () => void; hub: EventHub } {
-  const data = new DashboardData(options.store);
+  const data = new DashboardData(options.store, options.log);
   const unknownNamespace = { error: { code: "NOT_FOUND", message: "No such namespace" } } as const;
   const hub = new EventHub({
     feed: options.feed,
@@ -138,6 +138,8 @@ function pageQuery(url: URL): PageQuery {
   if (ns) query.namespace = ns;
   const session = params.get("session");
   if (session) query.session = session;
+  const after = params.get("after");
+  if (after) query.after = after;
   return query;
 }
 

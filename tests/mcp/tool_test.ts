@@ -1,5 +1,7 @@
 /** Tool listings as a validating SDK client reads them: required fields, nested objects, errors. */
 import assert from "node:assert/strict";
+import { toolListing } from "../../lib/mcp/tool.ts";
+import { VIEW_TOOLS } from "../../lib/mcp/tools_view.ts";
 import { connectInMemory } from "../support/harness.ts";
 
 Deno.test("every output schema names its required fields, or error, at the top level", async () => {
@@ -27,6 +29,31 @@ Deno.test("every output schema names its required fields, or error, at the top l
     assert.equal(anyOf?.length, 2, `${tool.name} requires its fields or error`);
     assert.ok(anyOf[0]!.required.length > 0, `${tool.name} names required fields`);
   }
+});
+
+Deno.test("every property of every tool's output schema has a type (mem_progress's content is an object)", async () => {
+  await using conn = await connectInMemory();
+  const { tools } = await conn.client.listTools();
+  const listed = [...tools, ...VIEW_TOOLS.map(toolListing)];
+  const untyped: string[] = [];
+  const visit = (schema: Record<string, unknown>, where: string) => {
+    if (typeof schema.type !== "string" && !Array.isArray(schema.type)) untyped.push(where);
+    if (schema.items) visit(schema.items as Record<string, unknown>, `${where}[]`);
+    for (
+      const [key, value] of Object.entries(
+        (schema.properties ?? {}) as Record<string, Record<string, unknown>>,
+      )
+    ) {
+      visit(value, `${where}.${key}`);
+    }
+  };
+  for (const tool of listed) visit(tool.outputSchema as Record<string, unknown>, tool.name);
+  assert.deepEqual(untyped, []);
+  const progress = tools.find((t) => t.name === "mem_progress")!;
+  assert.equal(
+    (progress.outputSchema?.properties as Record<string, { type?: string }>).content!.type,
+    "object",
+  );
 });
 
 Deno.test("the SDK client, which validates structured output, accepts a success and an error reply", async () => {

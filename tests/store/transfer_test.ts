@@ -87,6 +87,53 @@ function cli(args: string[], env: Record<string, string>) {
   return runToEnd(["run", "-A", "scripts/transfer.ts", ...args], { env });
 }
 
+Deno.test("deno task import refuses a document whose names hold lone surrogates, says where, and changes nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
+  try {
+    const cases: [string, RegExp][] = [
+      [
+        `{"version":1,"sessions":{"q\\ud800":[${JSON.stringify(task("a"))}]}}`,
+        /sessions\.q\\ud800 has a key that holds a lone surrogate \(U\+D800\)/,
+      ],
+      [
+        `{"version":1,"sessions":{"s":[${JSON.stringify(task("\udbff"))}]}}`,
+        /sessions\.s\[0\]\.id holds a lone surrogate \(U\+DBFF\)/,
+      ],
+      [
+        `{"version":1,"sessions":{},"progress":{"p\\udc00":{"project":"p\\udc00","content":{},"revision":1,"updated_at":"t"}}}`,
+        /progress\.p\\udc00 has a key/,
+      ],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      assert.throws(() => parseImport(text), refusal("INVALID_INPUT", message));
+      for (
+        const [name, env] of [["file", { FILE_PATH: `${dir}/s${i}.json` }], ["kv", {
+          KV_PATH: `${dir}/s${i}.sqlite`,
+        }]] as const
+      ) {
+        const store = name === "file"
+          ? await JsonFileStore.open(env.FILE_PATH!)
+          : await KvStore.open(env.KV_PATH!);
+        await store.space("default").updateTree("keep", (tree) => createTask(tree, { id: "k", name: "k" }));
+        const before = await exportStore(store);
+        await store.close();
+        await Deno.writeTextFile(`${dir}/doc${i}.json`, text);
+        const run = await cli(["import", `${dir}/doc${i}.json`, "--replace"], env);
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /not well-formed Unicode/);
+        assert.match(run.stderr, message);
+        const after = name === "file"
+          ? await JsonFileStore.open(env.FILE_PATH!)
+          : await KvStore.open(env.KV_PATH!);
+        assert.equal(await exportStore(after), before, `${name}: nothing changed`);
+        await after.close();
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the export and import commands move a plan from a JSON file into KV and back", async () => {
   const dir = await Deno.makeTempDir({ prefix: "checklist-transfer-" });
   try {

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
+import { buildSessionView } from "../../lib/view/build.ts";
 import { completeTask, startTask } from "../../lib/domain/task_ops.ts";
 import { childRows, foldTree, PAGE_ROWS, SIBLING_WINDOW, WINDOW_BEFORE } from "../../lib/view/fold.ts";
 import type { Task, TaskStatus } from "../../lib/domain/schemas.ts";
@@ -33,20 +35,21 @@ Deno.test("foldTree unfolds the path to the task in progress and folds everythin
   assert.equal(byId.get("a1y")!.active, true);
   assert.equal(byId.get("a1")!.active, false);
   assert.equal(byId.get("b")!.open, false);
-  assert.deepEqual([byId.get("b")!.children, byId.get("b")!.total, byId.get("b")!.done], [2, 3, 0]);
+  assert.deepEqual([byId.get("b")!.children, byId.get("b")!.total, byId.get("b")!.done], [2, 4, 0]);
   assert.deepEqual([byId.get("a1y")!.depth, byId.get("a1y")!.parent_id], [2, "a1"]);
 });
 
-Deno.test("foldTree counts done tasks below a folded task", () => {
+Deno.test("foldTree counts done tasks of a folded task's subtree, itself included", () => {
   const tree = treeOf(task("a", task("a1"), task("a2")), task("b", task("b1")));
   run(tree, (t) => startTask(t, "a1"));
   run(tree, (t) => completeTask(t, "a1", "done"));
   run(tree, (t) => startTask(t, "a2"));
   run(tree, (t) => completeTask(t, "a2", "done"));
   const rows = foldTree(tree) as TaskRow[];
-  // Nothing in progress: the view centres on the next task (b1), and "a" is folded with 2/2 done.
+  // Nothing in progress: the view centres on the next task (b1), and "a" is folded with 3/3 done
+  // (itself and its two subtasks).
   assert.deepEqual(ids(rows), ["a", "b", "b1"]);
-  assert.deepEqual([rows[0]!.open, rows[0]!.done, rows[0]!.total, rows[0]!.status], [false, 2, 2, "done"]);
+  assert.deepEqual([rows[0]!.open, rows[0]!.done, rows[0]!.total, rows[0]!.status], [false, 3, 3, "done"]);
   assert.equal(rows.some((r) => r.active), false);
   assert.equal(rows[2]!.on_path, true);
 });
@@ -117,4 +120,54 @@ Deno.test("foldTree marks what a call changed and unfolds the way to it", () => 
   assert.deepEqual(ids(rows), ["a", "a1", "b", "b1", "b1x", "b2"]);
   const marked = rows.filter((r) => r.kind === "task" && r.change !== undefined) as TaskRow[];
   assert.deepEqual(marked.map((r) => [r.id, r.change]), [["b1x", "added"]]);
+});
+
+Deno.test("a session's header and its root rows agree: one root of 31 tasks, 14 done, reads 14/31 in both", () => {
+  // The issue's tree: a root with 30 tasks below it, 14 of them done; the header said 14/31, the row 14/30.
+  const leaves = (g: number, done: number) =>
+    Array.from(
+      { length: 9 },
+      (_, i) => ({ ...task(`g${g}-${i}`), status: (i < done ? "done" : "todo") as TaskStatus }),
+    );
+  const tree = treeOf(
+    task("root", st("g0", "done", ...leaves(0, 9)), task("g1", ...leaves(1, 4)), task("g2", ...leaves(2, 0))),
+  );
+  const view = buildSessionView("default", "s", tree);
+  const row = view.rows.find((r) => r.kind === "task" && r.id === "root") as TaskRow;
+  assert.deepEqual([view.done, view.total], [14, 31]);
+  assert.deepEqual([row.done, row.total], [14, 31]);
+});
+
+Deno.test("the header's done/total are the sums of the root rows' counts, for any tree", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.nat(4), { minLength: 1, maxLength: 30 }),
+      fc.array(fc.boolean(), { maxLength: 30 }),
+      (shape, doneBits) => {
+        // Task i goes under task shape[i] mod i (or is a root), leaves done by doneBits.
+        const tasks: Task[] = [];
+        const roots: Task[] = [];
+        shape.forEach((p, i) => {
+          const t = task(`t${i}`);
+          tasks.push(t);
+          if (i === 0 || p === 0) roots.push(t);
+          else tasks[(p * 7) % i]!.tasks.push(t);
+        });
+        tasks.forEach((t, i) => {
+          if (t.tasks.length === 0 && doneBits[i]) t.status = "done";
+        });
+        const settle = (t: Task): void => {
+          t.tasks.forEach(settle);
+          if (t.tasks.length > 0) t.status = t.tasks.every((c) => c.status === "done") ? "done" : "todo";
+        };
+        roots.forEach(settle);
+        const view = buildSessionView("default", "s", treeOf(...roots), { open: tasks.map((t) => t.id) });
+        const rootRows = view.rows.filter((r): r is TaskRow => r.kind === "task" && r.depth === 0);
+        assert.equal(rootRows.length, roots.length);
+        assert.equal(rootRows.reduce((n, r) => n + r.done, 0), view.done);
+        assert.equal(rootRows.reduce((n, r) => n + r.total, 0), view.total);
+      },
+    ),
+    { seed: 20261126, numRuns: 300 },
+  );
 });

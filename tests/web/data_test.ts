@@ -36,7 +36,7 @@ async function store(options: { historySize?: number } = {}): Promise<MemoryStor
 }
 
 Deno.test("the page lists only the namespaces the credential may see", async () => {
-  const data = new DashboardData(await store());
+  const data = new DashboardData(await store(), quietLogger());
   const onlyA = await data.page(reader(["a"]), {});
   PageViewSchema.parse(onlyA);
   assert.deepEqual(onlyA.namespaces.map((ns) => ns.name), ["a"]);
@@ -55,16 +55,21 @@ Deno.test("the page lists only the namespaces the credential may see", async () 
 });
 
 Deno.test('with "*" the page lists the credential\'s own namespace and every namespace holding anything', async () => {
-  const data = new DashboardData(await store());
+  const data = new DashboardData(await store(), quietLogger());
   assert.deepEqual((await data.page(reader("*", "default"), {})).namespaces.map((ns) => ns.name), [
     "default",
     "a",
     "b",
   ]);
-  const empty = new DashboardData(new MemoryStore());
+  const empty = new DashboardData(new MemoryStore(), quietLogger());
   assert.deepEqual((await empty.page(reader("*", "default"), {})).namespaces, [{
     name: "default",
+    total: 0,
+    start: 0,
+    after: "",
     sessions: [],
+    previous: null,
+    next: null,
   }]);
   // A listed namespace shows even while it is empty; an invalid name in a list is never read.
   const listed = await data.page(reader(["c", "a/b", "a"], "c"), {});
@@ -72,19 +77,19 @@ Deno.test('with "*" the page lists the credential\'s own namespace and every nam
 });
 
 Deno.test("asking for a namespace without a session shows that namespace's sessions and documents", async () => {
-  const data = new DashboardData(await store());
+  const data = new DashboardData(await store(), quietLogger());
   const a = await data.page(reader("*"), { namespace: "a" });
   assert.deepEqual([a.session?.namespace, a.session?.id], ["a", "plan-a"]);
   assert.deepEqual(a.documents.map((d) => d.project), ["app"]);
 });
 
 Deno.test("a session's history shows when the store keeps one, and is null otherwise", async () => {
-  const kept = await new DashboardData(await store()).page(reader("*"), {
+  const kept = await new DashboardData(await store(), quietLogger()).page(reader("*"), {
     namespace: "a",
     session: "plan-a",
   });
   assert.deepEqual(kept.session?.history?.entries.map((e) => e.tool), ["createTask"]);
-  const off = await new DashboardData(await store({ historySize: 0 })).page(reader("*"), {
+  const off = await new DashboardData(await store({ historySize: 0 }), quietLogger()).page(reader("*"), {
     namespace: "a",
     session: "plan-a",
   });
@@ -136,6 +141,6 @@ Deno.test("the page names the namespaces when it shows more than one", async () 
   await one.space("default").updateTree("plan", (tree) => createTask(tree, { id: "x", name: "X" }));
   const single = createDashboard({ store: one, log: quietLogger() }).app;
   const alone = await (await single.request("http://127.0.0.1/")).text();
-  assert.match(alone, /data-namespace="default"><ul/);
+  assert.match(alone, /data-namespace="default"><p class="session-count"[^>]*>1 session<\/p><ul/);
   assert.doesNotMatch(alone, /<h3>default<\/h3>/);
 });

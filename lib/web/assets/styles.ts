@@ -23,6 +23,8 @@ aside > nav, aside > section, main > section { background: var(--card); border: 
 .session a { color: var(--accent); font-weight: 600; text-decoration: none; }
 .session.current a { text-decoration: underline; }
 .session-active { font-size: .8rem; color: var(--doing); }
+.session-count, .session-pages { font-size: .8rem; color: var(--muted); margin: .2rem 0; }
+.session-pages a { color: var(--accent); }
 `;
 
 /** The page's icon: a check mark, as SVG. */

@@ -54,6 +54,9 @@ async function refresh(): Promise<void> {
   if (at) {
     if (at.namespace !== "default") params.set("ns", at.namespace);
     params.set("session", at.session);
+    // The window of the session list shown (lib/view/render.ts windowHref).
+    const after = new URLSearchParams(location.search).get("after");
+    if (after) params.set("after", after);
   } else {
     for (const [key, value] of new URLSearchParams(location.search)) {
       if (key !== "token") params.set(key, value);
