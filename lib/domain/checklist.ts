@@ -99,6 +99,9 @@ export function updateTasks(
     if (existing?.resolution !== undefined) task.resolution = existing.resolution;
     if (existing?.completion_criteria) task.completion_criteria = existing.completion_criteria;
     if (existing?.constraints) task.constraints = existing.constraints;
+    if (existing?.parallel) task.parallel = existing.parallel;
+    if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
+    if (existing?.claim) task.claim = existing.claim;
     if (item.status === "DONE") task.status = "done";
     if (item.status === "TODO" && task.status === "done") task.status = "todo";
     if (item.children) {

@@ -340,6 +340,12 @@ function sameFields(a: TaskFields, b: TaskFields): boolean {
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  // A claim: a small flat object of strings.
+  if (typeof a === "object" && typeof b === "object" && a !== null && b !== null) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length &&
+      ka.every((k) => (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
+  }
   return false;
 }
 

@@ -36,6 +36,32 @@ export const TaskIdSchema = z.string().min(1).max(LIMITS.taskIdLength).regex(
   "an id has no whitespace and no '/'",
 );
 
+/** What an agent name is, in words (error messages). */
+export const AGENT_RULE = "an agent name is 1-64 characters of A-Z a-z 0-9 . _ -";
+
+/** An agent's name (README "Teams of agents"): 1–64 characters of `A–Z a–z 0–9 . _ -`. */
+export const AgentSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, AGENT_RULE).describe("Agent name");
+
+/** Whether `name` is a valid agent name (see {@link AgentSchema}). */
+export function isAgent(name: unknown): name is string {
+  return typeof name === "string" && AgentSchema.safeParse(name).success;
+}
+
+/** A time as ISO 8601 text (`2026-01-02T03:04:05.000Z`). */
+export const TimeSchema = z.iso.datetime({ offset: true });
+
+/** Who holds a leaf in progress and until when: live while the reader's clock is before `expires_at`. */
+export const ClaimSchema = z.object({
+  agent: AgentSchema,
+  since: TimeSchema.describe("When the agent took it"),
+  expires_at: TimeSchema.describe("End of the lease"),
+});
+/** See {@link ClaimSchema}. */
+export type Claim = z.infer<typeof ClaimSchema>;
+
+/** Ids of tasks of the same session that must be done before a task may start. */
+export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
+
 /** A task's name. */
 export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 /** A task's description. */
@@ -58,6 +84,9 @@ export const TaskSchema = z.object({
   resolution: ResolutionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: BlockedBySchema.optional(),
+  claim: ClaimSchema.optional(),
   get tasks(): z.ZodArray<typeof TaskSchema> {
     return z.array(TaskSchema);
   },
@@ -79,6 +108,9 @@ export const TaskViewSchema = z.object({
   resolution: z.string().optional(),
   completion_criteria: z.array(z.string()).optional(),
   constraints: z.array(z.string()).optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: z.array(z.string()).optional(),
+  claim: ClaimSchema.optional(),
   parent_id: z.string().optional().describe("Absent for a root task"),
   subtasks_total: z.number().int(),
   subtasks_done: z.number().int(),
@@ -93,6 +125,8 @@ export const NewTaskSchema = z.object({
   description: DescriptionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
+  parallel: z.boolean().optional().describe("Subtasks may run at once, in any order"),
+  blocked_by: BlockedBySchema.optional().describe("Ids that must be done first"),
   get tasks(): z.ZodOptional<z.ZodArray<typeof NewTaskSchema>> {
     return z.array(NewTaskSchema).optional();
   },
@@ -150,6 +184,8 @@ export const UpdateTaskInputSchema = z.object({
   resolution: ResolutionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: BlockedBySchema.optional(),
 });
 /** See {@link UpdateTaskInputSchema}. */
 export type UpdateTaskInput = z.infer<typeof UpdateTaskInputSchema>;

@@ -105,6 +105,8 @@ function buildTask(tree: TaskTree, input: NewTask, reserved = new Set<string>())
     reserved.add(task.id);
     if (t.completion_criteria?.length) task.completion_criteria = [...t.completion_criteria];
     if (t.constraints?.length) task.constraints = [...t.constraints];
+    if (t.parallel) task.parallel = true;
+    if (t.blocked_by?.length) task.blocked_by = [...t.blocked_by];
     task.tasks = (t.tasks ?? []).map(build);
     return task;
   };
@@ -173,6 +175,9 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
   if (task.resolution !== undefined) view.resolution = task.resolution;
   if (task.completion_criteria) view.completion_criteria = task.completion_criteria;
   if (task.constraints) view.constraints = task.constraints;
+  if (task.parallel) view.parallel = true;
+  if (task.blocked_by) view.blocked_by = task.blocked_by;
+  if (task.claim) view.claim = task.claim;
   const parent = tree.parentOf(task);
   if (parent) view.parent_id = parent.id;
   return view;

@@ -50,7 +50,19 @@ interface OpenTransaction {
   childrenBefore: Map<string, string[]>;
 }
 
-type EditableField = "name" | "description" | "resolution" | "completion_criteria" | "constraints";
+/** A task's own fields other than its id, status and subtasks: each set by {@link TaskTree.setField}. */
+export const EDITABLE_FIELDS = [
+  "name",
+  "description",
+  "resolution",
+  "completion_criteria",
+  "constraints",
+  "parallel",
+  "blocked_by",
+  "claim",
+] as const;
+/** One of {@link EDITABLE_FIELDS}. */
+export type EditableField = typeof EDITABLE_FIELDS[number];
 
 /** A session's tree. Lookups by id are O(1); the parent of a task is in the index, not searched. */
 export class TaskTree {
