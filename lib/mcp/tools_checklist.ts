@@ -6,7 +6,7 @@ import { RevisionSchema } from "../domain/history_entry.ts";
 import { LIMITS } from "../domain/limits.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { renderSession } from "../domain/tree_text.ts";
-import { defineTool, type ToolDef } from "./tool.ts";
+import { actorOf, defineTool, type ToolDef } from "./tool.ts";
 
 const sessionId = SessionIdSchema;
 
@@ -32,9 +32,9 @@ const updateTasksTool = defineTool({
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  async run({ sessionId, path, tasks }, { store }) {
-    const { result: { updated, notes, tree }, revision } = await store.updateTree(sessionId, (t) => ({
-      ...updateTasks(t, path, tasks),
+  async run({ sessionId, path, tasks }, ctx) {
+    const { result: { updated, notes, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => ({
+      ...updateTasks(t, path, tasks, actorOf(ctx)),
       tree: renderSession(t),
     }), { tool: "update_tasks" });
     const text = [
@@ -82,9 +82,9 @@ const markDoneTool = defineTool({
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, taskIds }, { store }) {
-    const { result: { marked, failed, tree }, revision } = await store.updateTree(sessionId, (t) => {
-      const result = markDone(t, taskIds);
+  async run({ sessionId, taskIds }, ctx) {
+    const { result: { marked, failed, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => {
+      const result = markDone(t, taskIds, actorOf(ctx));
       if (result.marked.length === 0) {
         // Nothing marked: a refusal, so nothing (not even a new empty session) is kept.
         fail(
