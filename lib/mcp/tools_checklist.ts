@@ -35,7 +35,7 @@ const updateTasksTool = defineTool({
   async run({ sessionId, path, tasks }, ctx) {
     const { result: { updated, notes, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => ({
       ...updateTasks(t, path, tasks, actorOf(ctx)),
-      tree: renderSession(t),
+      tree: renderSession(t, ctx.now()),
     }), { tool: "update_tasks" });
     const text = [
       `Successfully updated ${updated} tasks at ${path} in session ${sessionId}.`,
@@ -55,10 +55,11 @@ const getAllTasksTool = defineTool({
   input: z.object({ sessionId }),
   output: z.object({ sessionId: z.string(), total_tasks: z.number().int(), tree: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId }, { store }) {
+  async run({ sessionId }, { store, now }) {
+    const at = now();
     const { total, tree } = await store.readTree(sessionId, (t) => ({
       total: t?.size ?? 0,
-      tree: renderSession(t),
+      tree: renderSession(t, at),
     }));
     return { text: tree, structured: { sessionId, total_tasks: total, tree } };
   },
@@ -93,7 +94,7 @@ const markDoneTool = defineTool({
             ". Call get_all_tasks to see the tree.",
         );
       }
-      return { ...result, tree: renderSession(t) };
+      return { ...result, tree: renderSession(t, ctx.now()) };
     }, { tool: "mark_task_as_done" });
     const lines = [`Marked done: ${marked.join(", ")}.`];
     for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);

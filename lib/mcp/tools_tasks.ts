@@ -28,6 +28,7 @@ import {
   startTask,
   updateTask,
 } from "../domain/task_ops.ts";
+import { isLive } from "../domain/team.ts";
 import { MARKS, renderTree } from "../domain/tree_text.ts";
 import { actorOf, defineTool, type ToolDef } from "./tool.ts";
 
@@ -55,12 +56,11 @@ const createTaskTool = defineTool({
   output: z.object({ task: TaskSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, ...input }, { store }) {
-    const { result: { task, message }, revision } = await store.updateTree(
-      sessionId,
-      (tree) => createTask(tree, input),
-      { tool: "createTask" },
-    );
-    return { text: `${message}\n\n${renderTree([task])}`, structured: { task, message, revision } };
+    const { result: { task, message, drawn }, revision } = await store.updateTree(sessionId, (tree) => {
+      const created = createTask(tree, input);
+      return { ...created, drawn: renderTree([created.task], { lookup: (id) => tree.get(id) }) };
+    }, { tool: "createTask" });
+    return { text: `${message}\n\n${drawn}`, structured: { task, message, revision } };
   },
 });
 
@@ -72,7 +72,8 @@ const getTaskTool = defineTool({
   input: z.object({ sessionId, id: taskId }),
   output: z.object({ task: TaskSchema }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, id }, { store }) {
+  async run({ sessionId, id }, { store, now }) {
+    const at = now();
     return await store.readTree(sessionId, (tree) => {
       const task = tree?.get(id) ??
         fail(
@@ -86,8 +87,17 @@ const getTaskTool = defineTool({
         ...(task.resolution ? [`Resolution: ${task.resolution}`] : []),
         ...(task.completion_criteria ?? []).map((c) => `Criterion: ${c}`),
         ...(task.constraints ?? []).map((c) => `Constraint: ${c}`),
+        ...(task.parallel ? ["Subtasks may run in parallel."] : []),
+        ...(task.blocked_by ? [`Blocked by: ${task.blocked_by.join(", ")}`] : []),
+        ...(task.claim && task.status === "in_progress"
+          ? [
+            `Held by ${task.claim.agent} until ${task.claim.expires_at}${
+              isLive(task.claim, at) ? "" : " (expired)"
+            }`,
+          ]
+          : []),
         "",
-        renderTree([task]),
+        renderTree([task], { lookup: (ref) => tree!.get(ref), now: at }),
       ];
       return { text: lines.join("\n"), structured: { task } };
     });
@@ -115,6 +125,8 @@ const listTasksTool = defineTool({
       : tasks.map((t) =>
         `- ${MARKS[t.status]} ${t.id}: ${t.name}${
           t.subtasks_total ? ` (${t.subtasks_done}/${t.subtasks_total} subtasks done)` : ""
+        }${t.claim && t.status === "in_progress" ? ` @${t.claim.agent}` : ""}${
+          t.blocked_by ? ` (blocked_by: ${t.blocked_by.join(", ")})` : ""
         }`
       ).join("\n");
     return { text, structured: { tasks } };
