@@ -249,7 +249,8 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
         }.`,
       );
     }
-    tree.setField(leaf, "claim", agent === undefined ? undefined : claimFor({ ...actor, agent }));
+    if (agent !== undefined) tree.setField(leaf, "claim", claimFor({ ...actor, agent }));
+    else if (leaf.claim) tree.setField(leaf, "claim", undefined);
     tree.setAndSettle(leaf, "in_progress");
   }
   const path = tree.pathTo(leaf);
