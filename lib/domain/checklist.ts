@@ -13,6 +13,7 @@ import { checkReopened } from "./task_ops.ts";
 import {
   type Actor,
   ANONYMOUS,
+  checkBlockedBy,
   checkClaimsKept,
   claimAgainst,
   claimedMessage,
@@ -170,6 +171,15 @@ export function updateTasks(
   }
   checkClaimsKept(tree, held, "replace");
   checkReopened(tree);
+  // Tasks replaced away leave every blocked_by (as deleteTask does); moves can turn a dependency
+  // into an ancestor link or a cycle, so the session's links are checked again.
+  for (const blocked of tree.blockedTasks()) {
+    const kept = blocked.blocked_by!.filter((id) => tree.get(id) !== undefined);
+    if (kept.length < blocked.blocked_by!.length) {
+      tree.setField(blocked, "blocked_by", kept.length > 0 ? kept : undefined);
+    }
+  }
+  for (const blocked of tree.blockedTasks()) checkBlockedBy(tree, blocked);
   return { updated: listed.size, notes };
 }
 

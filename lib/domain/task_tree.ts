@@ -134,6 +134,13 @@ export class TaskTree {
     return [...this.#dependents.get(id) ?? []];
   }
 
+  /** Every task whose own `blocked_by` names a task, each once (from the index; no walk). */
+  blockedTasks(): Task[] {
+    const all = new Set<Task>();
+    for (const set of this.#dependents.values()) for (const task of set) all.add(task);
+    return [...all];
+  }
+
   /** Every task in tree order (depth first, siblings in order) with its depth and parent. */
   *walk(): Generator<{ task: Task; depth: number; parent: Task | undefined }> {
     const stack: { task: Task; depth: number; parent: Task | undefined }[] = [];

@@ -292,3 +292,29 @@ Deno.test("the tree text and the table show the holder, stale claims and blocked
   assert.match(table, /\| a \| R \| in_progress \| backend \|/);
   assert.match(table, /\| b \| R \| todo, blocked \| {2}\|/);
 });
+
+Deno.test("update_tasks that moves a blocker under the task waiting for it is refused, naming the link", () => {
+  const tree = new TaskTree([
+    { ...task("R", task("a"), { ...task("b"), blocked_by: ["a"] }), parallel: true },
+  ]);
+  const error = refuses(
+    tree,
+    "INVALID_INPUT",
+    (t) =>
+      updateTasks(t, "/R/", [{
+        taskId: "b",
+        description: "B",
+        children: [{ taskId: "a", description: "A" }],
+      }]),
+  );
+  assert.match(error.message, /blocked_by of "b" names its own subtask "a"/);
+});
+
+Deno.test("update_tasks that replaces a blocker away frees the tasks that waited for it", () => {
+  const tree = new TaskTree([
+    { ...task("R", task("a"), { ...task("b"), blocked_by: ["a"] }), parallel: true },
+  ]);
+  run(tree, (t) => updateTasks(t, "/R/", [{ taskId: "b", description: "B" }]));
+  assert.equal(tree.get("b")!.blocked_by, undefined);
+  assert.deepEqual(tree.blockedTasks(), []);
+});
