@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { leaseRenewed, recordChange, restoreTree } from "../../lib/domain/history.ts";
+import { leaseRenewed, recordChange, restoreTree, summarize } from "../../lib/domain/history.ts";
 import { markDone, updateTasks } from "../../lib/domain/checklist.ts";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
@@ -317,4 +317,12 @@ Deno.test("update_tasks that replaces a blocker away frees the tasks that waited
   run(tree, (t) => updateTasks(t, "/R/", [{ taskId: "b", description: "B" }]));
   assert.equal(tree.get("b")!.blocked_by, undefined);
   assert.deepEqual(tree.blockedTasks(), []);
+});
+
+Deno.test("history says who took a task: a start by an agent and a takeover name it", () => {
+  const tree = teamTree();
+  const first = tree.transact((t) => startTask(t, "a", as("x", T0, 60)));
+  assert.match(summarize(tree, recordChange(tree, first.changes)), /"Task a" in_progress by x/);
+  const over = tree.transact((t) => startTask(t, "a", as("y", T0 + MIN)));
+  assert.match(summarize(tree, recordChange(tree, over.changes)), /"Task a" taken over by y/);
 });
