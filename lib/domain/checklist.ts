@@ -115,7 +115,6 @@ export function updateTasks(
     if (existing?.constraints) task.constraints = existing.constraints;
     if (existing?.parallel) task.parallel = existing.parallel;
     if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
-    if (existing?.claim) task.claim = existing.claim;
     if (item.status === "DONE") task.status = "done";
     if (item.status === "TODO" && task.status === "done") task.status = "todo";
     if (item.children) {
@@ -145,6 +144,10 @@ export function updateTasks(
       task.status = derived;
     } else if (task.status === "in_progress" && existing && existing.tasks.length > 0) {
       task.status = "todo";
+    }
+    // A claim stays with a leaf that stays in progress (see TaskTree.setStatus).
+    if (existing?.claim && task.status === "in_progress" && task.tasks.length === 0) {
+      task.claim = existing.claim;
     }
     return task;
   };

@@ -326,3 +326,23 @@ Deno.test("history says who took a task: a start by an agent and a takeover name
   const over = tree.transact((t) => startTask(t, "a", as("y", T0 + MIN)));
   assert.match(summarize(tree, recordChange(tree, over.changes)), /"Task a" taken over by y/);
 });
+
+Deno.test("a claim lives only on a leaf in progress: gaining a subtask or leaving in_progress drops it", () => {
+  const tree = teamTree();
+  run(tree, (t) => startTask(t, "a", as("x")));
+  run(tree, (t) => createTask(t, { parentId: "a", name: "sub" }));
+  assert.equal(tree.get("a")!.claim, undefined);
+  run(tree, (t) => startTask(t, "b", as("x")));
+  run(
+    tree,
+    (t) =>
+      updateTasks(t, "/P/", [{ taskId: "a", description: "A" }, {
+        taskId: "b",
+        description: "B",
+        status: "DONE",
+      }, { taskId: "c", description: "C" }], as("x")),
+  );
+  assert.equal(tree.get("b")!.status, "done");
+  assert.equal(tree.get("b")!.claim, undefined);
+  assert.deepEqual(invariantViolations(tree), []);
+});
