@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { leaseRenewed, recordChange, restoreTree, summarize } from "../../lib/domain/history.ts";
 import { markDone, updateTasks } from "../../lib/domain/checklist.ts";
-import { invariantViolations } from "../../lib/domain/invariants.ts";
+import { invariantViolations, repairInvariants } from "../../lib/domain/invariants.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { taskTable } from "../../lib/domain/task_table.ts";
 import {
@@ -344,5 +344,30 @@ Deno.test("a claim lives only on a leaf in progress: gaining a subtask or leavin
   );
   assert.equal(tree.get("b")!.status, "done");
   assert.equal(tree.get("b")!.claim, undefined);
+  assert.deepEqual(invariantViolations(tree), []);
+});
+
+Deno.test("a tree written elsewhere is repaired at load: one leaf per agent, claims only on leaves in progress", () => {
+  const claim = (agent: string) => ({
+    agent,
+    since: "2026-01-01T00:00:00.000Z",
+    expires_at: "2026-01-01T00:30:00.000Z",
+  });
+  const tree = new TaskTree([{
+    ...task(
+      "P",
+      { ...task("a"), status: "in_progress", claim: claim("x") },
+      { ...task("b"), status: "in_progress", claim: claim("x") },
+      { ...task("c"), status: "in_progress", claim: claim("y") },
+      { ...task("d"), claim: claim("z") },
+    ),
+    status: "in_progress",
+    parallel: true,
+  }]);
+  const fixes = run(tree, (t) => repairInvariants(t));
+  assert.equal(fixes.length, 2, fixes.join("; "));
+  assert.deepEqual(tree.activeLeaves().map((t) => t.id).sort(), ["a", "c"]);
+  assert.equal(tree.get("b")!.claim, undefined);
+  assert.equal(tree.get("d")!.claim, undefined);
   assert.deepEqual(invariantViolations(tree), []);
 });
