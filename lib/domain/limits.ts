@@ -17,6 +17,8 @@ export const LIMITS = {
   resolutionLength: 4000,
   listItems: 20,
   listItemLength: 500,
+  /** Ids in one task's `blocked_by`. */
+  blockedBy: 50,
   depth: 12,
   childrenPerTask: 1000,
   tasksPerCall: 500,

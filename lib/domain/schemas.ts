@@ -12,7 +12,7 @@ export const TaskStatusSchema = z.enum(["todo", "in_progress", "done"]);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** A session (one task tree) name. */
-export const SessionIdSchema = z.string().min(1).max(LIMITS.sessionIdLength).describe("Task tree name");
+export const SessionIdSchema = z.string().min(1).max(LIMITS.sessionIdLength).describe("Tree name");
 
 /** The namespace that holds everything stored before namespaces existed (README "Namespaces"). */
 export const DEFAULT_NAMESPACE = "default";
@@ -36,6 +36,32 @@ export const TaskIdSchema = z.string().min(1).max(LIMITS.taskIdLength).regex(
   "an id has no whitespace and no '/'",
 );
 
+/** What an agent name is, in words (error messages). */
+export const AGENT_RULE = "an agent name is 1-64 characters of A-Z a-z 0-9 . _ -";
+
+/** An agent's name (README "Teams of agents"): 1–64 characters of `A–Z a–z 0–9 . _ -`. */
+export const AgentSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, AGENT_RULE);
+
+/** Whether `name` is a valid agent name (see {@link AgentSchema}). */
+export function isAgent(name: unknown): name is string {
+  return typeof name === "string" && AgentSchema.safeParse(name).success;
+}
+
+/** A time as ISO 8601 text (`2026-01-02T03:04:05.000Z`). */
+export const TimeSchema = z.iso.datetime({ offset: true });
+
+/** Who holds a leaf in progress and until when: live while the reader's clock is before `expires_at`. */
+export const ClaimSchema = z.object({
+  agent: AgentSchema,
+  since: TimeSchema.describe("When the agent took it"),
+  expires_at: TimeSchema.describe("End of the lease"),
+});
+/** See {@link ClaimSchema}. */
+export type Claim = z.infer<typeof ClaimSchema>;
+
+/** Ids of tasks of the same session that must be done before a task may start. */
+export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
+
 /** A task's name. */
 export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 /** A task's description. */
@@ -58,6 +84,9 @@ export const TaskSchema = z.object({
   resolution: ResolutionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: BlockedBySchema.optional(),
+  claim: ClaimSchema.optional(),
   get tasks(): z.ZodArray<typeof TaskSchema> {
     return z.array(TaskSchema);
   },
@@ -79,6 +108,9 @@ export const TaskViewSchema = z.object({
   resolution: z.string().optional(),
   completion_criteria: z.array(z.string()).optional(),
   constraints: z.array(z.string()).optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: z.array(z.string()).optional(),
+  claim: ClaimSchema.optional(),
   parent_id: z.string().optional().describe("Absent for a root task"),
   subtasks_total: z.number().int(),
   subtasks_done: z.number().int(),
@@ -93,6 +125,8 @@ export const NewTaskSchema = z.object({
   description: DescriptionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: BlockedBySchema.optional(),
   get tasks(): z.ZodOptional<z.ZodArray<typeof NewTaskSchema>> {
     return z.array(NewTaskSchema).optional();
   },
@@ -115,14 +149,42 @@ export type TaskTable = z.infer<typeof TaskTableSchema>;
 /** What startTask answers (R3.1–R3.6). */
 export const StartResultSchema = z.object({
   task: TaskViewSchema.describe("The leaf started"),
-  started_tasks: z.array(z.object({ id: z.string(), name: z.string() })).describe("Now in progress"),
+  started_tasks: z.array(z.object({ id: z.string(), name: z.string() })),
   message: z.string(),
   hierarchy_summary: z.string(),
   aggregated_completion_criteria: z.array(z.string()),
   aggregated_constraints: z.array(z.string()),
 });
-/** See {@link StartResultSchema}. */
-export type StartResult = z.infer<typeof StartResultSchema>;
+/**
+ * See {@link StartResultSchema}; a start by a named agent may also say whose expired claim it took
+ * over and whether it only renewed the caller's lease (declared by claimTask's output, not repeated
+ * in startTask's listing, which every agent pays for).
+ */
+export type StartResult = z.infer<typeof StartResultSchema> & { taken_over_from?: string; renewed?: boolean };
+
+/**
+ * What claimTask answers: startTask's whole reply (its fields are not repeated here, to keep the tool
+ * listing short) plus the claim; or with nothing ready `task: null`, who holds what (`waiting_on`) and
+ * what is blocked.
+ */
+export const ClaimResultSchema = z.looseObject({
+  task: TaskViewSchema.nullable(),
+  message: z.string(),
+  claim: ClaimSchema.optional(),
+  taken_over_from: AgentSchema.optional(),
+  renewed: z.boolean().optional(),
+  waiting_on: z.array(
+    z.object({ id: z.string(), name: z.string(), agent: z.string(), expires_at: z.string() }),
+  )
+    .optional(),
+  blocked: z.array(z.object({ id: z.string(), name: z.string(), blocked_by: z.array(z.string()) }))
+    .optional(),
+});
+/** See {@link ClaimResultSchema}. */
+export type ClaimResult = z.infer<typeof ClaimResultSchema> & Partial<Omit<StartResult, "task" | "message">>;
+
+/** A lease in seconds (`lease_seconds`, README "Teams of agents"). */
+export const LeaseSecondsSchema = z.number().int().min(1).max(86_400);
 
 /** What completeTask answers (R3.7–R3.16). */
 export const CompleteResultSchema = z.object({
@@ -150,6 +212,8 @@ export const UpdateTaskInputSchema = z.object({
   resolution: ResolutionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
+  parallel: z.boolean().optional(),
+  blocked_by: BlockedBySchema.optional(),
 });
 /** See {@link UpdateTaskInputSchema}. */
 export type UpdateTaskInput = z.infer<typeof UpdateTaskInputSchema>;

@@ -8,6 +8,7 @@ import { fail } from "./errors.ts";
 import { checkTreeShape } from "./limits.ts";
 import { taskTable } from "./task_table.ts";
 import type {
+  ClaimResult,
   CompleteResult,
   CreateTaskInput,
   NewTask,
@@ -16,7 +17,26 @@ import type {
   TaskView,
   UpdateTaskInput,
 } from "./schemas.ts";
-import { countTasks, settleAfterRemoval, type TaskTree } from "./task_tree.ts";
+import { countTasks, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
+import {
+  type Actor,
+  agentName,
+  ANONYMOUS,
+  checkBlockedBy,
+  checkBlockers,
+  checkReopened,
+  claimAgainst,
+  claimedMessage,
+  claimFor,
+  earlierUnfinished,
+  guardClaimed,
+  holderOf,
+  isWithin,
+  leafOf,
+  scanReady,
+  setBlockedBy,
+  setParallel,
+} from "./team.ts";
 
 /** Creates a task with its subtasks under `parentId` or at root level (R1, R2.1–R2.4, R6). */
 export function createTask(
@@ -38,6 +58,7 @@ export function createTask(
   const task = buildTask(tree, input);
   const wasActiveLeaf = parent?.status === "in_progress" && parent.tasks.length === 0;
   tree.insert(parent, index, task);
+  for (const { task: t } of subtree(task)) if (t.blocked_by) checkBlockedBy(tree, t);
   tree.settleFrom(parent);
   const count = countTasks([input]);
   let message: string;
@@ -105,6 +126,8 @@ function buildTask(tree: TaskTree, input: NewTask, reserved = new Set<string>())
     reserved.add(task.id);
     if (t.completion_criteria?.length) task.completion_criteria = [...t.completion_criteria];
     if (t.constraints?.length) task.constraints = [...t.constraints];
+    if (t.parallel) task.parallel = true;
+    if (t.blocked_by?.length) task.blocked_by = [...t.blocked_by];
     task.tasks = (t.tasks ?? []).map(build);
     return task;
   };
@@ -122,29 +145,25 @@ export function newTaskId(taken: (id: string) => boolean): string {
   }
 }
 
-/** Refuses when an earlier sibling of `task` or of any ancestor is unfinished (R3.3, R3.10). */
+/**
+ * Refuses when an earlier sibling of `task` or of any ancestor is unfinished (R3.3, R3.10); the
+ * children of a parallel parent may go in any order (team.ts).
+ */
 export function checkOrder(tree: TaskTree, task: Task, verb: "start" | "complete"): void {
-  for (const node of tree.pathTo(task)) {
-    const siblings = tree.siblingsOf(node);
-    const pending: Task[] = [];
-    for (const sibling of siblings) {
-      if (sibling === node) break;
-      if (sibling.status !== "done") pending.push(sibling);
-    }
-    if (pending.length > 0) {
-      const names = pending.slice(0, 3).map((t) => `"${t.name}" (${t.id})`).join(", ");
-      const more = pending.length > 3 ? ` and ${pending.length - 3} more` : "";
-      const whose = node === task ? "" : ` of its ancestor "${node.name}" (${node.id})`;
-      fail(
-        "EXECUTION_ORDER_VIOLATION",
-        `Cannot ${verb} "${task.name}" (${task.id}): earlier sibling${
-          pending.length > 1 ? "s" : ""
-        } ${names}${more}${whose} ${pending.length > 1 ? "are" : "is"} not done. Finish ${
-          pending.length > 1 ? "them" : "it"
-        } first (startTask "${pending[0]!.id}").`,
-      );
-    }
-  }
+  const found = earlierUnfinished(tree, task);
+  if (!found) return;
+  const { node, pending } = found;
+  const names = pending.slice(0, 3).map((t) => `"${t.name}" (${t.id})`).join(", ");
+  const more = pending.length > 3 ? ` and ${pending.length - 3} more` : "";
+  const whose = node === task ? "" : ` of its ancestor "${node.name}" (${node.id})`;
+  fail(
+    "EXECUTION_ORDER_VIOLATION",
+    `Cannot ${verb} "${task.name}" (${task.id}): earlier sibling${
+      pending.length > 1 ? "s" : ""
+    } ${names}${more}${whose} ${pending.length > 1 ? "are" : "is"} not done. Finish ${
+      pending.length > 1 ? "them" : "it"
+    } first (startTask "${pending[0]!.id}").`,
+  );
 }
 
 /** The first unfinished leaf in tree order, or undefined when everything is done (R3.8, R3.9). */
@@ -173,16 +192,21 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
   if (task.resolution !== undefined) view.resolution = task.resolution;
   if (task.completion_criteria) view.completion_criteria = task.completion_criteria;
   if (task.constraints) view.constraints = task.constraints;
+  if (task.parallel) view.parallel = true;
+  if (task.blocked_by) view.blocked_by = task.blocked_by;
+  if (task.claim) view.claim = task.claim;
   const parent = tree.parentOf(task);
   if (parent) view.parent_id = parent.id;
   return view;
 }
 
 /**
- * Starts a task (R3.1–R3.6, R3.17, R3.18). On a parent it descends to the deepest first unfinished
- * leaf; that leaf and its ancestors become in progress. Another leaf in progress goes back to todo.
+ * Starts a task (R3.1–R3.6, R3.17, R3.18). On a parent it descends to the first leaf the actor may
+ * start (the deepest first unfinished leaf in a plan without parallel parts); that leaf and its
+ * ancestors become in progress, and the actor's other leaf goes back to todo (invariant 1, per agent).
+ * A named agent's leaf carries a claim with a lease; a leaf whose claim expired may be taken over.
  */
-export function startTask(tree: TaskTree, id: string): StartResult {
+export function startTask(tree: TaskTree, id: string, actor: Actor = ANONYMOUS): StartResult {
   const task = tree.require(id);
   if (task.status === "done") {
     fail(
@@ -191,15 +215,48 @@ export function startTask(tree: TaskTree, id: string): StartResult {
     );
   }
   checkOrder(tree, task, "start");
-  const leaf = task.tasks.length === 0 ? task : nextTask(tree, task.tasks)!;
+  const leaf = task.tasks.length === 0
+    ? task
+    : scanReady(tree, task, actor, { first: true, own: true }).ready[0] ?? nextTask(tree, task.tasks)!;
+  return startLeaf(tree, task, leaf, actor);
+}
+
+/** Starts (or renews, or takes over) `leaf`, reached from `task`, for `actor`; see {@link startTask}. */
+function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartResult {
+  checkBlockers(tree, leaf, "start");
+  const held = claimAgainst(leaf, actor);
+  if (held) fail("CLAIMED", claimedMessage(leaf, leaf, held, "start"));
   const notes: string[] = [];
-  if (leaf.status === "in_progress") {
-    notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
+  const result: Partial<StartResult> = {};
+  const agent = actor.agent;
+  if (leaf.status === "in_progress" && holderOf(leaf) === agent) {
+    if (agent === undefined) notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
+    else {
+      tree.setField(leaf, "claim", claimFor({ ...actor, agent }, leaf.claim?.since));
+      notes.push(
+        `"${leaf.name}" (${leaf.id}) is still yours (agent "${agent}"): lease renewed until ${
+          leaf.claim!.expires_at
+        }.`,
+      );
+      result.renewed = true;
+    }
   } else {
     for (const other of tree.activeLeaves()) {
-      tree.setAndSettle(other, "todo");
+      if (other === leaf || holderOf(other) !== agent) continue;
+      putBack(tree, other);
       notes.push(`"${other.name}" (${other.id}) was in progress and is back to todo.`);
     }
+    if (leaf.status === "in_progress") {
+      const from = holderOf(leaf);
+      if (from !== undefined) result.taken_over_from = from;
+      notes.push(
+        `Took over "${leaf.name}" (${leaf.id}) from ${agentName(from)}${
+          leaf.claim ? ` (lease expired at ${leaf.claim.expires_at})` : ""
+        }.`,
+      );
+    }
+    if (agent !== undefined) tree.setField(leaf, "claim", claimFor({ ...actor, agent }));
+    else if (leaf.claim) tree.setField(leaf, "claim", undefined);
     tree.setAndSettle(leaf, "in_progress");
   }
   const path = tree.pathTo(leaf);
@@ -208,9 +265,11 @@ export function startTask(tree: TaskTree, id: string): StartResult {
   const criteria = aggregate(path, "completion_criteria");
   const constraints = aggregate(path, "constraints");
   const lines = [
-    leaf === task
-      ? `Started "${leaf.name}" (${leaf.id}).`
-      : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
+    ...(result.renewed ? [] : [
+      leaf === task
+        ? `Started "${leaf.name}" (${leaf.id})${agent === undefined ? "" : ` for agent "${agent}"`}.`
+        : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
+    ]),
     ...notes,
   ];
   if (criteria.length) lines.push("", "Completion criteria:", ...criteria.map((c) => `- ${c}`));
@@ -223,6 +282,62 @@ export function startTask(tree: TaskTree, id: string): StartResult {
     hierarchy_summary: taskTable(tree, { focus: leaf, statusBefore: before }).table,
     aggregated_completion_criteria: criteria,
     aggregated_constraints: constraints,
+    ...result,
+  };
+}
+
+/** A leaf back to todo, its claim dropped; its ancestors follow. */
+function putBack(tree: TaskTree, leaf: Task): void {
+  if (leaf.claim) tree.setField(leaf, "claim", undefined);
+  tree.setAndSettle(leaf, "todo");
+}
+
+/**
+ * Claims work for a named agent (README "Teams of agents"): renews the lease of the leaf it holds
+ * (a heartbeat; no new revision), else starts the first ready leaf in tree order under `id` (the
+ * whole session without it) as {@link startTask} does. Nothing ready is an answer, not an error.
+ */
+export function claimTask(
+  tree: TaskTree,
+  actor: Actor & { agent: string },
+  id?: string,
+): ClaimResult {
+  const root = id === undefined ? undefined : tree.require(id);
+  const own = leafOf(tree, actor.agent);
+  const leaf = own ?? scanReady(tree, root, actor, { first: true }).ready[0];
+  if (leaf) {
+    const started = startLeaf(tree, leaf, leaf, actor);
+    return { ...started, claim: leaf.claim! };
+  }
+  const scan = scanReady(tree, root, actor, { cap: 20 });
+  const where = root ? `under "${root.name}" (${root.id})` : "in this session";
+  const lines: string[] = [];
+  if ((root ? root.status : tree.size > 0 && tree.counts.done === tree.size ? "done" : "") === "done") {
+    lines.push(`Every task ${where} is done.`);
+  } else {
+    lines.push(`Nothing is ready for agent "${actor.agent}" ${where} now.`);
+    for (const t of scan.held) {
+      lines.push(`- ${t.id} "${t.name}": held by ${t.claim!.agent} until ${t.claim!.expires_at}`);
+    }
+    for (const { task, blockers } of scan.blocked) {
+      lines.push(`- ${task.id} "${task.name}": blocked by ${blockers.map((b) => b.id).join(", ")}`);
+    }
+    lines.push("Call claimTask again later: a lease that expires frees its task.");
+  }
+  return {
+    task: null,
+    message: lines.join("\n"),
+    waiting_on: scan.held.map((t) => ({
+      id: t.id,
+      name: t.name,
+      agent: t.claim!.agent,
+      expires_at: t.claim!.expires_at,
+    })),
+    blocked: scan.blocked.map(({ task, blockers }) => ({
+      id: task.id,
+      name: task.name,
+      blocked_by: blockers.map((b) => b.id),
+    })),
   };
 }
 
@@ -234,12 +349,20 @@ function aggregate(path: Task[], key: "completion_criteria" | "constraints"): st
 
 /**
  * Completes a leaf with its resolution (R3.7–R3.16): parents whose children are all done complete
- * themselves, and the next task is named. A task with unfinished subtasks is refused (R3.15).
+ * themselves, and the next task is named: for a named agent, the first ready leaf no other agent
+ * holds. A task with unfinished subtasks is refused (R3.15), as is a leaf another agent holds.
  */
-export function completeTask(tree: TaskTree, id: string, resolution: string): CompleteResult {
+export function completeTask(
+  tree: TaskTree,
+  id: string,
+  resolution: string,
+  actor: Actor = ANONYMOUS,
+): CompleteResult {
   const task = tree.require(id);
-  const autoCompleted = finish(tree, task, resolution);
-  const next = nextTask(tree);
+  const autoCompleted = finish(tree, task, resolution, actor);
+  const next = actor.agent === undefined
+    ? nextTask(tree)
+    : scanReady(tree, undefined, actor, { first: true }).ready[0];
   const lines = [`Completed "${task.name}" (${task.id}).`];
   if (autoCompleted.length) {
     lines.push(
@@ -250,8 +373,12 @@ export function completeTask(tree: TaskTree, id: string, resolution: string): Co
   }
   lines.push(
     next
-      ? `Next task: "${next.name}" (${next.id}). Call startTask with id "${next.id}".`
-      : "All tasks are complete.",
+      ? `Next task: "${next.name}" (${next.id}). Call ${
+        actor.agent === undefined ? "startTask" : "claimTask"
+      } with id "${next.id}".`
+      : tree.counts.done === tree.size
+      ? "All tasks are complete."
+      : "Nothing else is ready now (the rest is held by other agents or blocked); call claimTask later.",
   );
   const result: CompleteResult = {
     message: lines.join("\n"),
@@ -262,7 +389,7 @@ export function completeTask(tree: TaskTree, id: string, resolution: string): Co
 }
 
 /** Marks a leaf done with checks; returns the ancestors that completed with it. */
-function finish(tree: TaskTree, task: Task, resolution: string | undefined): Task[] {
+function finish(tree: TaskTree, task: Task, resolution: string | undefined, actor: Actor): Task[] {
   if (task.status === "done") {
     fail("INVALID_INPUT", `"${task.name}" (${task.id}) is already done.`);
   }
@@ -277,23 +404,36 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined): Tas
       }. A parent completes itself when its last subtask is done.`,
     );
   }
-  if (task.status === "todo") checkOrder(tree, task, "complete");
+  guardClaimed(tree, task, actor, "complete");
+  if (task.status === "todo") {
+    checkOrder(tree, task, "complete");
+    checkBlockers(tree, task, "complete");
+  }
   if (resolution !== undefined) tree.setField(task, "resolution", resolution);
+  if (task.claim) tree.setField(task, "claim", undefined);
   return tree.setAndSettle(task, "done").filter((t) => t.status === "done");
 }
 
 /**
  * Changes the given fields (R2.7). A status change follows the same rules as start and complete;
- * a parent's status follows its children, so it cannot be set to todo directly.
+ * a parent's status follows its children, so it cannot be set to todo directly. Text, criteria and
+ * constraints of a leaf another agent holds stay editable; its status does not.
  */
-export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: TaskView; message: string } {
+export function updateTask(
+  tree: TaskTree,
+  input: UpdateTaskInput,
+  actor: Actor = ANONYMOUS,
+): { task: TaskView; message: string } {
   const task = tree.require(input.id);
   const fields = ["name", "description", "resolution", "completion_criteria", "constraints"] as const;
   const given = fields.filter((f) => input[f] !== undefined);
-  if (given.length === 0 && input.status === undefined) {
+  if (
+    given.length === 0 && input.status === undefined && input.parallel === undefined &&
+    input.blocked_by === undefined
+  ) {
     fail(
       "INVALID_INPUT",
-      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints.",
+      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints, parallel, blocked_by.",
     );
   }
   for (const f of given) {
@@ -301,13 +441,15 @@ export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: Task
     if (Array.isArray(value) && value.length === 0) tree.setField(task, f, undefined);
     else tree.setField(task, f, value as never);
   }
+  if (input.parallel !== undefined) setParallel(tree, task, input.parallel);
+  if (input.blocked_by !== undefined) setBlockedBy(tree, task, input.blocked_by);
   const notes: string[] = [];
   if (input.status !== undefined && input.status !== task.status) {
     if (input.status === "in_progress") {
-      const started = startTask(tree, task.id);
+      const started = startTask(tree, task.id, actor);
       notes.push(started.message.split("\n")[0]!);
     } else if (input.status === "done") {
-      finish(tree, task, input.resolution);
+      finish(tree, task, input.resolution, actor);
     } else {
       if (task.tasks.length > 0) {
         fail(
@@ -315,22 +457,46 @@ export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: Task
           `"${task.name}" (${task.id}) has subtasks, so its status follows them. Set a subtask back to todo instead.`,
         );
       }
-      tree.setAndSettle(task, "todo");
+      guardClaimed(tree, task, actor, "reopen");
+      putBack(tree, task);
     }
   }
+  checkReopened(tree);
   return {
     task: viewOf(tree, task),
     message: [`Updated "${task.name}" (${task.id}).`, ...notes].join(" "),
   };
 }
 
-/** Deletes a task and its whole subtree (R2.8); the parent's status follows what remains. */
-export function deleteTask(tree: TaskTree, id: string): { id: string; deleted: number } {
+/**
+ * Deletes a task and its whole subtree (R2.8); the parent's status follows what remains. Its ids
+ * leave every `blocked_by`; `freed` names the tasks that waited for them. A subtree holding a
+ * leaf another agent holds is refused.
+ */
+export function deleteTask(
+  tree: TaskTree,
+  id: string,
+  actor: Actor = ANONYMOUS,
+): { id: string; deleted: number; freed?: string[] } {
   const task = tree.require(id);
+  guardClaimed(tree, task, actor, "delete");
+  const waiting = new Map<Task, Set<string>>();
+  for (const { task: t } of subtree(task)) {
+    for (const dependent of tree.dependentsOf(t.id)) {
+      if (isWithin(tree, dependent, task)) continue;
+      let ids = waiting.get(dependent);
+      if (!ids) waiting.set(dependent, ids = new Set());
+      ids.add(t.id);
+    }
+  }
   const parent = tree.parentOf(task);
   const deleted = tree.remove(task);
+  for (const [dependent, gone] of waiting) {
+    const rest = dependent.blocked_by!.filter((b) => !gone.has(b));
+    tree.setField(dependent, "blocked_by", rest.length > 0 ? rest : undefined);
+  }
   settleAfterRemoval(tree, parent);
-  return { id, deleted };
+  return waiting.size === 0 ? { id, deleted } : { id, deleted, freed: [...waiting.keys()].map((t) => t.id) };
 }
 
 /** Views of the tasks at one level: the roots, or the subtasks of `parentId` (R2.6). */

@@ -50,7 +50,19 @@ interface OpenTransaction {
   childrenBefore: Map<string, string[]>;
 }
 
-type EditableField = "name" | "description" | "resolution" | "completion_criteria" | "constraints";
+/** A task's own fields other than its id, status and subtasks: each set by {@link TaskTree.setField}. */
+export const EDITABLE_FIELDS = [
+  "name",
+  "description",
+  "resolution",
+  "completion_criteria",
+  "constraints",
+  "parallel",
+  "blocked_by",
+  "claim",
+] as const;
+/** One of {@link EDITABLE_FIELDS}. */
+export type EditableField = typeof EDITABLE_FIELDS[number];
 
 /** A session's tree. Lookups by id are O(1); the parent of a task is in the index, not searched. */
 export class TaskTree {
@@ -59,6 +71,8 @@ export class TaskTree {
   #index = new Map<string, Entry>();
   #counts: Record<TaskStatus, number> = { todo: 0, in_progress: 0, done: 0 };
   #active = new Set<string>();
+  /** Blocker id to the tasks whose own `blocked_by` names it. */
+  #dependents = new Map<string, Set<Task>>();
   #tx: OpenTransaction | undefined;
 
   /** Builds the index over `roots` (taken, not copied); duplicate ids are refused. */
@@ -113,6 +127,18 @@ export class TaskTree {
   /** Leaves currently in progress (at most one while invariant 1 holds). */
   activeLeaves(): Task[] {
     return [...this.#active].map((id) => this.require(id));
+  }
+
+  /** The tasks whose own `blocked_by` names `id`, from an index kept by every change. */
+  dependentsOf(id: string): Task[] {
+    return [...this.#dependents.get(id) ?? []];
+  }
+
+  /** Every task whose own `blocked_by` names a task, each once (from the index; no walk). */
+  blockedTasks(): Task[] {
+    const all = new Set<Task>();
+    for (const set of this.#dependents.values()) for (const task of set) all.add(task);
+    return [...all];
   }
 
   /** Every task in tree order (depth first, siblings in order) with its depth and parent. */
@@ -194,7 +220,10 @@ export class TaskTree {
     };
   }
 
-  /** Sets a task's status, keeping counters and the active-leaf set in step. */
+  /**
+   * Sets a task's status, keeping counters and the active-leaf set in step. A claim lives only on a
+   * leaf in progress: a task leaving `in_progress` loses it.
+   */
   setStatus(task: Task, status: TaskStatus): void {
     const before = task.status;
     if (before === status) return;
@@ -204,6 +233,7 @@ export class TaskTree {
     tx.touched.add(task.id);
     this.#applyStatus(task, status);
     tx.undo.push(() => this.#applyStatus(task, before));
+    if (status !== "in_progress" && task.claim) this.setField(task, "claim", undefined);
   }
 
   /** Sets an editable field; `undefined` removes it. */
@@ -212,17 +242,26 @@ export class TaskTree {
     const had = Object.hasOwn(task, key);
     const before = task[key];
     keepFields(tx, task);
+    const blockers = key === "blocked_by";
+    if (blockers) this.#linkBlockers(task, -1);
     if (value === undefined) delete task[key];
     else task[key] = value;
+    if (blockers) this.#linkBlockers(task, 1);
     tx.touched.add(task.id);
     tx.undo.push(() => {
+      if (blockers) this.#linkBlockers(task, -1);
       if (had) task[key] = before;
       else delete task[key];
+      if (blockers) this.#linkBlockers(task, 1);
     });
   }
 
-  /** Inserts a new subtree under `parent` (or at root level) at `index`; its ids must be new. */
+  /**
+   * Inserts a new subtree under `parent` (or at root level) at `index`; its ids must be new. A leaf
+   * that gains a subtask stops being a leaf, and so loses its claim.
+   */
   insert(parent: Task | undefined, index: number, task: Task): void {
+    if (parent?.claim) this.setField(parent, "claim", undefined);
     const tx = this.#open();
     const list = parent?.tasks ?? this.roots;
     keepChildren(tx, parent?.id ?? "", list);
@@ -311,6 +350,20 @@ export class TaskTree {
     else this.#active.delete(task.id);
   }
 
+  /** Adds (`1`) or removes (`-1`) `task`'s own blockers in the dependents index. */
+  #linkBlockers(task: Task, sign: 1 | -1): void {
+    for (const id of task.blocked_by ?? []) {
+      let set = this.#dependents.get(id);
+      if (sign === 1) {
+        if (!set) this.#dependents.set(id, set = new Set());
+        set.add(task);
+      } else if (set) {
+        set.delete(task);
+        if (set.size === 0) this.#dependents.delete(id);
+      }
+    }
+  }
+
   #indexSubtree(task: Task, parent: Task | undefined): void {
     const added: Entry[] = [];
     try {
@@ -323,9 +376,11 @@ export class TaskTree {
         added.push(entry);
         this.#counts[item.task.status]++;
         this.#trackActive(item.task);
+        this.#linkBlockers(item.task, 1);
       }
     } catch (error) {
       for (const { task: t } of added) {
+        this.#linkBlockers(t, -1);
         this.#counts[t.status]--;
         this.#active.delete(t.id);
         this.#index.delete(t.id);
@@ -348,6 +403,7 @@ export class TaskTree {
       this.#index.delete(t.id);
       this.#counts[t.status]--;
       this.#active.delete(t.id);
+      this.#linkBlockers(t, -1);
       count++;
     }
     this.#addToAncestors(parent, -count);

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { DomainError } from "../../domain/errors.ts";
 import { type Task, TaskIdSchema, TaskSchema } from "../../domain/schemas.ts";
-import { TaskTree } from "../../domain/task_tree.ts";
+import { EDITABLE_FIELDS, TaskTree } from "../../domain/task_tree.ts";
 import { decodeRecordAs } from "./codec.ts";
 
 const TaskRecordSchema = TaskSchema.omit({ id: true, tasks: true }).extend({ tasks: z.array(TaskIdSchema) });
@@ -27,8 +27,6 @@ export interface Delta {
   records: Map<string, ParsedRecord | null>;
   rootIds: string[] | undefined;
 }
-
-const EDITABLE = ["name", "description", "resolution", "completion_criteria", "constraints"] as const;
 
 /** The stored form of a task (its fields, child ids) or of the root list (`id === ""`). */
 export function recordOf(tree: TaskTree, id: string): unknown {
@@ -87,7 +85,7 @@ function patch(tree: TaskTree, { records, rootIds }: Delta): boolean {
     for (const [id, record] of records) {
       const task = tree.get(id);
       if (!task || !record) continue;
-      for (const key of EDITABLE) {
+      for (const key of EDITABLE_FIELDS) {
         if (JSON.stringify(task[key]) !== JSON.stringify(record.task[key])) {
           tree.setField(task, key, record.task[key] as never);
         }
