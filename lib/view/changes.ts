@@ -48,6 +48,7 @@ function list(value: unknown): unknown[] {
 function toolOf(call: SeenCall): string | undefined {
   const r = call.result ?? {};
   if ("started_tasks" in r) return "startTask";
+  if ("waiting_on" in r) return "claimTask";
   if ("progress_summary" in r) return "completeTask";
   if ("marked" in r) return "mark_task_as_done";
   if ("restored_from" in r) return "restore_tasks";

@@ -3,14 +3,16 @@
  * folded part when it is opened. A big tree never turns into all its rows at once.
  *
  * Unfolded: every task on the path from a root to the task in progress (or, with none in progress,
- * to the next task), and the tasks named in `open`. Everything else with subtasks is folded and
+ * to the next task), the paths to the leaves agents hold (README "Teams of agents"), and the tasks
+ * named in `open`. Everything else with subtasks is folded and
  * shows its counts. Of a long list of siblings only a window is shown ({@link SIBLING_WINDOW}, around
  * the one on the path); the rest become "more" rows that load in pages ({@link PAGE_ROWS}).
  */
 import type { Task } from "../domain/schemas.ts";
 import { nextTask } from "../domain/task_ops.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
-import type { MoreRow, Row, TaskChange, TaskRow } from "./model.ts";
+import { AGENTS_SHOWN, type MoreRow, type Row, type TaskChange, type TaskRow } from "./model.ts";
+import { blockedMark, heldLeaves, holderOf } from "./team.ts";
 
 /** Siblings shown per list before the rest is folded into "more" rows. */
 export const SIBLING_WINDOW = 50;
@@ -60,6 +62,8 @@ export interface FoldOptions {
    * a smaller window keeps a read small (lib/view/budget.ts).
    */
   window?: number;
+  /** Unfold the paths to the leaves agents hold (default true; a view that must shrink drops them). */
+  held?: boolean;
 }
 
 /** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
@@ -78,7 +82,12 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     const parent = task && tree.parentOf(task);
     if (parent) { for (const t of tree.pathTo(parent)) open.add(t.id); }
   }
-  const activeId = focus?.active ? focus.task.id : undefined;
+  if (options.held ?? true) {
+    for (const { task } of heldLeaves(tree).slice(0, AGENTS_SHOWN)) {
+      const parent = tree.parentOf(task);
+      if (parent) { for (const t of tree.pathTo(parent)) open.add(t.id); }
+    }
+  }
   const changes = options.changes;
   const window = Math.max(1, options.window ?? SIBLING_WINDOW);
   const before = Math.min(WINDOW_BEFORE, Math.floor((window - 1) / 2));
@@ -95,7 +104,7 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     for (let i = from; i < to; i++) {
       const task = list[i]!;
       const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id));
-      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path, activeId });
+      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path });
       const change = changes?.get(task.id);
       if (change) row.change = change;
       rows.push(row);
@@ -133,10 +142,9 @@ export function childRows(tree: TaskTree, range: ChildRange): Row[] | undefined 
   const counts = new DoneCounts(tree);
   const focus = focusTask(tree);
   const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
-  const activeId = focus?.active ? focus.task.id : undefined;
   const rows: Row[] = [];
   for (let i = start; i < shown; i++) {
-    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path, activeId }));
+    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path }));
   }
   if (shown < end) rows.push(moreRow(depth, parentId, shown, end - shown));
   return rows;
@@ -148,9 +156,9 @@ function taskRow(
   task: Task,
   depth: number,
   parentId: string | null,
-  how: { unfold: boolean; path: ReadonlySet<string>; activeId: string | undefined },
+  how: { unfold: boolean; path: ReadonlySet<string> },
 ): TaskRow {
-  return {
+  const row: TaskRow = {
     kind: "task",
     id: task.id,
     name: task.name,
@@ -162,8 +170,12 @@ function taskRow(
     total: tree.subtreeSize(task) - 1,
     open: how.unfold,
     on_path: how.path.has(task.id),
-    active: task.id === how.activeId,
+    active: task.status === "in_progress" && task.tasks.length === 0,
   };
+  if (task.parallel) row.parallel = true;
+  const claim = holderOf(task);
+  if (claim) row.claim = claim;
+  return Object.assign(row, blockedMark(tree, task));
 }
 
 function moreRow(depth: number, parentId: string | null, offset: number, count: number): MoreRow {

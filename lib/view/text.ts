@@ -59,3 +59,29 @@ export function timeLabel(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso);
   return match ? `${match[1]} ${match[2]} UTC` : iso;
 }
+
+/**
+ * Whether a lease is live at `now` (ms since the epoch): while the clock is before `expiresAt`, as the
+ * contract judges a claim when it is read. An unreadable time counts as ended.
+ */
+export function leaseLive(expiresAt: string, now: number): boolean {
+  const end = Date.parse(expiresAt);
+  return Number.isFinite(end) && now < end;
+}
+
+/** A span of time, coarser as it grows: `45s`, `12m 05s`, `1h 05m`, `2d 3h`. */
+export function durationLabel(ms: number): string {
+  const s = Math.floor(Math.max(0, ms) / 1000);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor(s / 3600) % 24}h`;
+}
+
+/** What a lease has left at `now`: `12m 05s left`, or once it has ended `stale, ended 3m 00s ago`. */
+export function leaseLabel(expiresAt: string, now: number): string {
+  const end = Date.parse(expiresAt);
+  if (!Number.isFinite(end)) return "stale";
+  return now < end ? `${durationLabel(end - now)} left` : `stale, ended ${durationLabel(now - end)} ago`;
+}
