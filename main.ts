@@ -49,6 +49,7 @@ function serverFactory({ config, log, store }: Runtime) {
       log,
       groups: config.groups,
       workCacheSize: config.workCacheSize,
+      agent: config.agent,
     });
 }
 

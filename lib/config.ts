@@ -1,9 +1,9 @@
 /**
  * Configuration from the environment, with CLI flags of the same meaning (`--stdio`, `--port`,
- * `--host`, `--file`, `--kv`, `--namespace`). Invalid values stop the start with a message naming the variable.
+ * `--host`, `--file`, `--kv`, `--namespace`, `--agent`). Invalid values stop the start with a message naming the variable.
  */
 import { z } from "zod";
-import { DEFAULT_NAMESPACE, NamespaceSchema } from "./domain/schemas.ts";
+import { AgentSchema, DEFAULT_NAMESPACE, NamespaceSchema } from "./domain/schemas.ts";
 import { LOG_LEVELS } from "./log.ts";
 
 /** The tool groups a server can expose (`CHECKLIST_TOOLS`). */
@@ -57,6 +57,8 @@ const ConfigSchema = z.object({
   connectionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.connectionIdleMinutes),
   historySize: z.coerce.number().int().min(0).max(10_000).default(DEFAULTS.historySize),
   namespace: NamespaceSchema.default(DEFAULTS.namespace),
+  /** The agent that calls without `agent` act as (README "Teams of agents"); unset: the anonymous agent. */
+  agent: AgentSchema.optional(),
 });
 
 /** The parsed configuration. */
@@ -88,6 +90,7 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   connectionIdleMinutes: "SESSION_IDLE_MINUTES",
   historySize: "HISTORY_SIZE",
   namespace: "CHECKLIST_NAMESPACE",
+  agent: "CHECKLIST_AGENT",
 };
 
 const FLAGS: Record<string, string> = {
@@ -96,6 +99,7 @@ const FLAGS: Record<string, string> = {
   "--file": "filePath",
   "--kv": "kvPath",
   "--namespace": "namespace",
+  "--agent": "agent",
 };
 
 /** Reads the configuration; throws an Error whose message names each bad variable. */

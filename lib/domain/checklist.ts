@@ -8,6 +8,16 @@ import { fail } from "./errors.ts";
 import { checkPerCall, checkPerSession, checkTreeShape, LIMITS } from "./limits.ts";
 import { NameSchema, type Task, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
+import { extraActiveLeaves } from "./invariants.ts";
+import { checkReopened } from "./task_ops.ts";
+import {
+  type Actor,
+  ANONYMOUS,
+  checkClaimsKept,
+  claimAgainst,
+  claimedMessage,
+  othersClaims,
+} from "./team.ts";
 
 /** One task as the checklist tools send it: `taskId` is the id, `description` the name. */
 export const ChecklistItemSchema = z.object({
@@ -25,7 +35,7 @@ export type ChecklistItem = z.output<typeof ChecklistItemSchema>;
 /** Why one id of {@link markDone} was not marked. */
 export const MarkFailureSchema = z.object({
   taskId: z.string(),
-  code: z.enum(["INVALID_INPUT", "NOT_FOUND", "UNFINISHED_SUBTASKS"]),
+  code: z.enum(["INVALID_INPUT", "NOT_FOUND", "UNFINISHED_SUBTASKS", "CLAIMED"]),
   reason: z.string(),
 });
 /** See {@link MarkFailureSchema}. */
@@ -54,13 +64,16 @@ export function resolvePath(tree: TaskTree, path: string): Task | undefined {
  * Replaces the children at `path` with `items` (checklist `update_tasks`). A listed `taskId` that
  * exists keeps its other fields (description, criteria, resolution) and, when `children` is
  * omitted, its subtree; it moves here if it was elsewhere. Tasks no longer listed are deleted.
- * Returns how many tasks the call listed.
+ * Returns how many tasks the call listed. A leaf another agent holds must come out of it as it was
+ * (`CLAIMED` otherwise), and each agent keeps at most one leaf in progress.
  */
 export function updateTasks(
   tree: TaskTree,
   path: string,
   items: ChecklistItem[],
+  actor: Actor = ANONYMOUS,
 ): { updated: number; notes: string[] } {
+  const held = othersClaims(tree, actor);
   const parent = resolvePath(tree, path);
   const listed = new Map<string, ChecklistItem>();
   const visit = (list: ChecklistItem[]) => {
@@ -151,9 +164,12 @@ export function updateTasks(
   settleAfterRemoval(tree, parent);
   // The old parents of moved tasks follow what they have left (they may have become leaves).
   for (const from of leftBehind) if (tree.get(from.id) === from) settleAfterRemoval(tree, from);
-  for (const leaf of tree.activeLeaves().slice(1)) {
+  for (const leaf of extraActiveLeaves(tree)) {
+    if (leaf.claim) tree.setField(leaf, "claim", undefined);
     tree.setAndSettle(leaf, "todo");
   }
+  checkClaimsKept(tree, held, "replace");
+  checkReopened(tree);
   return { updated: listed.size, notes };
 }
 
@@ -161,9 +177,13 @@ export function updateTasks(
  * Marks each id done in the given order (checklist `mark_task_as_done`); an id that cannot be
  * marked (malformed, unknown, or a parent with unfinished subtasks) is reported with its reason
  * and changes nothing, and the others are still marked. A parent whose subtasks are all done is
- * already done.
+ * already done. A leaf another agent holds is not marked (`CLAIMED`).
  */
-export function markDone(tree: TaskTree, taskIds: string[]): { marked: string[]; failed: MarkFailure[] } {
+export function markDone(
+  tree: TaskTree,
+  taskIds: string[],
+  actor: Actor = ANONYMOUS,
+): { marked: string[]; failed: MarkFailure[] } {
   const marked: string[] = [];
   const failed: MarkFailure[] = [];
   for (const taskId of taskIds) {
@@ -193,7 +213,13 @@ export function markDone(tree: TaskTree, taskIds: string[]): { marked: string[];
       });
       continue;
     }
+    const claim = claimAgainst(task, actor);
+    if (claim) {
+      failed.push({ taskId, code: "CLAIMED", reason: claimedMessage(task, task, claim, "mark") });
+      continue;
+    }
     if (task.status !== "done") {
+      if (task.claim) tree.setField(task, "claim", undefined);
       tree.setAndSettle(task, "done");
     }
     marked.push(taskId);

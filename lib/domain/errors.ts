@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   "UNFINISHED_SUBTASKS",
   "LIMIT_EXCEEDED",
   "FORBIDDEN",
+  "CLAIMED",
   "STORE_UNAVAILABLE",
 ] as const;
 

@@ -13,6 +13,8 @@ import { DomainError, fail } from "./errors.ts";
 import { HistoryEntrySchema } from "./history_entry.ts";
 import { type Task, type TaskFields, TaskFieldsSchema, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, type TaskTree, type TreeChanges } from "./task_tree.ts";
+import { extraActiveLeaves } from "./invariants.ts";
+import { type Actor, ANONYMOUS, checkClaimsKept, othersClaims, sameHolding } from "./team.ts";
 
 /** One task's part of a change: its fields (`f`) and child ids (`k`) before it, where they changed. */
 export const DeltaItemSchema = z.object({
@@ -67,7 +69,10 @@ export function oldestKept(
 
 const FIELDS = TaskFieldsSchema.keyof().options;
 
-/** What a committed transaction did to `tree`, from its journal; empty when it changed nothing. */
+/**
+ * What a committed transaction did to `tree`, from its journal; empty when it changed nothing. A
+ * claim whose lease alone changed (a renewal) is no change here: see {@link leaseRenewed}.
+ */
 export function recordChange(tree: TaskTree, changes: TreeChanges): Delta {
   const delta: Delta = [];
   const ids = new Set([...changes.fieldsBefore.keys(), ...changes.childrenBefore.keys()]);
@@ -78,7 +83,7 @@ export function recordChange(tree: TaskTree, changes: TreeChanges): Delta {
     if (before === null) {
       if (!now) continue; // added and removed again within the change
       item.f = null;
-    } else if (before !== undefined && (!now || !sameFields(before, now))) {
+    } else if (before !== undefined && (!now || !sameRecorded(before, now))) {
       item.f = before;
     }
     const kidsBefore = changes.childrenBefore.get(id);
@@ -89,6 +94,18 @@ export function recordChange(tree: TaskTree, changes: TreeChanges): Delta {
     if (item.f !== undefined || item.k) delta.push(item);
   }
   return delta;
+}
+
+/**
+ * Whether the transaction renewed a lease: a claim whose `expires_at` alone changed. Such a change
+ * adds no revision and no history entry, but a store must still write it (README "Teams of agents").
+ */
+export function leaseRenewed(tree: TaskTree, changes: TreeChanges): boolean {
+  for (const [id, before] of changes.fieldsBefore) {
+    const claim = tree.get(id)?.claim;
+    if (before && claim && before.claim && before.claim.expires_at !== claim.expires_at) return true;
+  }
+  return false;
 }
 
 /** One line saying what a change did, naming a few of the tasks (for `task_history`). */
@@ -175,7 +192,8 @@ export interface Restored {
  * the tasks that differ are touched). Statuses come back as they were, in-progress leaf included.
  * Throws `INVALID_INPUT` when the history does not fit the tree (it was changed by other means).
  */
-export function restoreTree(tree: TaskTree, deltas: readonly Delta[]): Restored {
+export function restoreTree(tree: TaskTree, deltas: readonly Delta[], actor: Actor = ANONYMOUS): Restored {
+  const held = othersClaims(tree, actor);
   const past = replay(deltas);
   const activeBefore = tree.activeLeaves();
   const counts = { added: 0, removed: 0, changed: 0 };
@@ -238,7 +256,8 @@ export function restoreTree(tree: TaskTree, deltas: readonly Delta[]): Restored 
     if (error instanceof DomainError) throw doesNotFit();
     throw error;
   }
-  if (tree.activeLeaves().length > 1) throw doesNotFit();
+  if (extraActiveLeaves(tree).length > 0) throw doesNotFit();
+  checkClaimsKept(tree, held, "restore over");
   for (const owner of owners) {
     const task = tree.get(owner);
     if (task && derivedStatus(task) !== task.status) throw doesNotFit();
@@ -330,6 +349,14 @@ export function keepLast(
   const kept = entries.length >= size ? entries.slice(entries.length - size + 1) : [...entries];
   kept.push(entry);
   return kept;
+}
+
+/** {@link sameFields}, but two claims of one holding (a renewed lease) are the same. */
+function sameRecorded(a: TaskFields, b: TaskFields): boolean {
+  for (const key of FIELDS) {
+    if (key === "claim" ? !sameHolding(a.claim, b.claim) : !sameValue(a[key], b[key])) return false;
+  }
+  return true;
 }
 
 function sameFields(a: TaskFields, b: TaskFields): boolean {

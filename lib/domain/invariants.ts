@@ -2,23 +2,49 @@
  * The tree invariants (docs/requirements.md R3.16, R3.17, C5): checked by tests after every step, repaired once when a store loads
  * a tree written by another program (task-orchestrator-mcp, whose file format we read, did not keep them).
  */
+import type { Task } from "./schemas.ts";
 import { derivedStatus, type TaskTree } from "./task_tree.ts";
+import { holderOf } from "./team.ts";
 
-/** Every way the tree breaks invariants 1 and 2, as readable sentences; empty when it holds. */
+/**
+ * Every way the tree breaks invariants 1 (per agent: the anonymous agent counts as one) and 2, as
+ * readable sentences; empty when it holds. A claim on a task that is not a leaf in progress is one too.
+ */
 export function invariantViolations(tree: TaskTree): string[] {
   const problems: string[] = [];
-  const active: string[] = [];
+  const active = new Map<string | undefined, string[]>();
   for (const { task } of tree.walk()) {
+    if (task.claim && (task.status !== "in_progress" || task.tasks.length > 0)) {
+      problems.push(`task "${task.id}" is ${task.status} but carries a claim`);
+    }
     if (task.tasks.length === 0) {
-      if (task.status === "in_progress") active.push(task.id);
+      if (task.status === "in_progress") {
+        const ids = active.get(holderOf(task)) ?? [];
+        active.set(holderOf(task), [...ids, task.id]);
+      }
     } else if (derivedStatus(task) !== task.status) {
       problems.push(
         `parent "${task.id}" is ${task.status} but its children make it ${derivedStatus(task)}`,
       );
     }
   }
-  if (active.length > 1) problems.push(`${active.length} leaves in progress: ${active.join(", ")}`);
+  for (const [agent, ids] of active) {
+    if (ids.length > 1) {
+      problems.push(`${ids.length} leaves in progress${agent ? ` for ${agent}` : ""}: ${ids.join(", ")}`);
+    }
+  }
   return problems;
+}
+
+/** Leaves in progress beyond the first of each agent (tree order when `ordered`): what invariant 1 forbids. */
+export function extraActiveLeaves(tree: TaskTree, ordered: Task[] = tree.activeLeaves()): Task[] {
+  const seen = new Set<string | undefined>();
+  const extra: Task[] = [];
+  for (const leaf of ordered) {
+    if (seen.has(holderOf(leaf))) extra.push(leaf);
+    else seen.add(holderOf(leaf));
+  }
+  return extra;
 }
 
 /**
@@ -29,14 +55,16 @@ export function invariantViolations(tree: TaskTree): string[] {
 export function repairInvariants(tree: TaskTree): string[] {
   const fixes: string[] = [];
   const active = tree.activeLeaves();
-  if (active.length > 1) {
+  if (extraActiveLeaves(tree, active).length > 0) {
     const order = new Map<string, number>();
     let i = 0;
     for (const { task } of tree.walk()) order.set(task.id, i++);
     active.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-    for (const extra of active.slice(1)) {
+    for (const extra of extraActiveLeaves(tree, active)) {
+      const kept = active.find((t) => holderOf(t) === holderOf(extra))!;
+      if (extra.claim) tree.setField(extra, "claim", undefined);
       tree.setStatus(extra, "todo");
-      fixes.push(`leaf "${extra.id}" set back to todo: only "${active[0]!.id}" stays in progress`);
+      fixes.push(`leaf "${extra.id}" set back to todo: only "${kept.id}" stays in progress`);
     }
   }
   // Children before parents: reverse tree order visits every child before its parent.

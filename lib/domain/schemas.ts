@@ -12,7 +12,7 @@ export const TaskStatusSchema = z.enum(["todo", "in_progress", "done"]);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** A session (one task tree) name. */
-export const SessionIdSchema = z.string().min(1).max(LIMITS.sessionIdLength).describe("Task tree name");
+export const SessionIdSchema = z.string().min(1).max(LIMITS.sessionIdLength).describe("Tree name");
 
 /** The namespace that holds everything stored before namespaces existed (README "Namespaces"). */
 export const DEFAULT_NAMESPACE = "default";
@@ -40,7 +40,7 @@ export const TaskIdSchema = z.string().min(1).max(LIMITS.taskIdLength).regex(
 export const AGENT_RULE = "an agent name is 1-64 characters of A-Z a-z 0-9 . _ -";
 
 /** An agent's name (README "Teams of agents"): 1–64 characters of `A–Z a–z 0–9 . _ -`. */
-export const AgentSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, AGENT_RULE).describe("Agent name");
+export const AgentSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, AGENT_RULE);
 
 /** Whether `name` is a valid agent name (see {@link AgentSchema}). */
 export function isAgent(name: unknown): name is string {
@@ -125,8 +125,8 @@ export const NewTaskSchema = z.object({
   description: DescriptionSchema.optional(),
   completion_criteria: StatementListSchema.optional(),
   constraints: StatementListSchema.optional(),
-  parallel: z.boolean().optional().describe("Subtasks may run at once, in any order"),
-  blocked_by: BlockedBySchema.optional().describe("Ids that must be done first"),
+  parallel: z.boolean().optional(),
+  blocked_by: BlockedBySchema.optional(),
   get tasks(): z.ZodOptional<z.ZodArray<typeof NewTaskSchema>> {
     return z.array(NewTaskSchema).optional();
   },
@@ -155,8 +155,36 @@ export const StartResultSchema = z.object({
   aggregated_completion_criteria: z.array(z.string()),
   aggregated_constraints: z.array(z.string()),
 });
-/** See {@link StartResultSchema}. */
-export type StartResult = z.infer<typeof StartResultSchema>;
+/**
+ * See {@link StartResultSchema}; a start by a named agent may also say whose expired claim it took
+ * over and whether it only renewed the caller's lease (declared by claimTask's output, not repeated
+ * in startTask's listing, which every agent pays for).
+ */
+export type StartResult = z.infer<typeof StartResultSchema> & { taken_over_from?: string; renewed?: boolean };
+
+/**
+ * What claimTask answers: startTask's whole reply (its fields are not repeated here, to keep the tool
+ * listing short) plus the claim; or with nothing ready `task: null`, who holds what (`waiting_on`) and
+ * what is blocked.
+ */
+export const ClaimResultSchema = z.looseObject({
+  task: TaskViewSchema.nullable(),
+  message: z.string(),
+  claim: ClaimSchema.optional(),
+  taken_over_from: AgentSchema.optional(),
+  renewed: z.boolean().optional(),
+  waiting_on: z.array(
+    z.object({ id: z.string(), name: z.string(), agent: z.string(), expires_at: z.string() }),
+  )
+    .optional(),
+  blocked: z.array(z.object({ id: z.string(), name: z.string(), blocked_by: z.array(z.string()) }))
+    .optional(),
+});
+/** See {@link ClaimResultSchema}. */
+export type ClaimResult = z.infer<typeof ClaimResultSchema> & Partial<Omit<StartResult, "task" | "message">>;
+
+/** A lease in seconds (`lease_seconds`, README "Teams of agents"). */
+export const LeaseSecondsSchema = z.number().int().min(1).max(86_400);
 
 /** What completeTask answers (R3.7–R3.16). */
 export const CompleteResultSchema = z.object({

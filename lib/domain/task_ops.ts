@@ -8,6 +8,7 @@ import { fail } from "./errors.ts";
 import { checkTreeShape } from "./limits.ts";
 import { taskTable } from "./task_table.ts";
 import type {
+  ClaimResult,
   CompleteResult,
   CreateTaskInput,
   NewTask,
@@ -16,7 +17,24 @@ import type {
   TaskView,
   UpdateTaskInput,
 } from "./schemas.ts";
-import { countTasks, settleAfterRemoval, type TaskTree } from "./task_tree.ts";
+import { countTasks, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
+import {
+  type Actor,
+  agentName,
+  ANONYMOUS,
+  checkBlockedBy,
+  checkBlockers,
+  claimAgainst,
+  claimedMessage,
+  claimFor,
+  earlierUnfinished,
+  guardClaimed,
+  holderOf,
+  isWithin,
+  leafOf,
+  scanReady,
+  unfinishedBlockers,
+} from "./team.ts";
 
 /** Creates a task with its subtasks under `parentId` or at root level (R1, R2.1–R2.4, R6). */
 export function createTask(
@@ -38,6 +56,7 @@ export function createTask(
   const task = buildTask(tree, input);
   const wasActiveLeaf = parent?.status === "in_progress" && parent.tasks.length === 0;
   tree.insert(parent, index, task);
+  for (const { task: t } of subtree(task)) if (t.blocked_by) checkBlockedBy(tree, t);
   tree.settleFrom(parent);
   const count = countTasks([input]);
   let message: string;
@@ -124,29 +143,25 @@ export function newTaskId(taken: (id: string) => boolean): string {
   }
 }
 
-/** Refuses when an earlier sibling of `task` or of any ancestor is unfinished (R3.3, R3.10). */
+/**
+ * Refuses when an earlier sibling of `task` or of any ancestor is unfinished (R3.3, R3.10); the
+ * children of a parallel parent may go in any order (team.ts).
+ */
 export function checkOrder(tree: TaskTree, task: Task, verb: "start" | "complete"): void {
-  for (const node of tree.pathTo(task)) {
-    const siblings = tree.siblingsOf(node);
-    const pending: Task[] = [];
-    for (const sibling of siblings) {
-      if (sibling === node) break;
-      if (sibling.status !== "done") pending.push(sibling);
-    }
-    if (pending.length > 0) {
-      const names = pending.slice(0, 3).map((t) => `"${t.name}" (${t.id})`).join(", ");
-      const more = pending.length > 3 ? ` and ${pending.length - 3} more` : "";
-      const whose = node === task ? "" : ` of its ancestor "${node.name}" (${node.id})`;
-      fail(
-        "EXECUTION_ORDER_VIOLATION",
-        `Cannot ${verb} "${task.name}" (${task.id}): earlier sibling${
-          pending.length > 1 ? "s" : ""
-        } ${names}${more}${whose} ${pending.length > 1 ? "are" : "is"} not done. Finish ${
-          pending.length > 1 ? "them" : "it"
-        } first (startTask "${pending[0]!.id}").`,
-      );
-    }
-  }
+  const found = earlierUnfinished(tree, task);
+  if (!found) return;
+  const { node, pending } = found;
+  const names = pending.slice(0, 3).map((t) => `"${t.name}" (${t.id})`).join(", ");
+  const more = pending.length > 3 ? ` and ${pending.length - 3} more` : "";
+  const whose = node === task ? "" : ` of its ancestor "${node.name}" (${node.id})`;
+  fail(
+    "EXECUTION_ORDER_VIOLATION",
+    `Cannot ${verb} "${task.name}" (${task.id}): earlier sibling${
+      pending.length > 1 ? "s" : ""
+    } ${names}${more}${whose} ${pending.length > 1 ? "are" : "is"} not done. Finish ${
+      pending.length > 1 ? "them" : "it"
+    } first (startTask "${pending[0]!.id}").`,
+  );
 }
 
 /** The first unfinished leaf in tree order, or undefined when everything is done (R3.8, R3.9). */
@@ -184,10 +199,12 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
 }
 
 /**
- * Starts a task (R3.1–R3.6, R3.17, R3.18). On a parent it descends to the deepest first unfinished
- * leaf; that leaf and its ancestors become in progress. Another leaf in progress goes back to todo.
+ * Starts a task (R3.1–R3.6, R3.17, R3.18). On a parent it descends to the first leaf the actor may
+ * start (the deepest first unfinished leaf in a plan without parallel parts); that leaf and its
+ * ancestors become in progress, and the actor's other leaf goes back to todo (invariant 1, per agent).
+ * A named agent's leaf carries a claim with a lease; a leaf whose claim expired may be taken over.
  */
-export function startTask(tree: TaskTree, id: string): StartResult {
+export function startTask(tree: TaskTree, id: string, actor: Actor = ANONYMOUS): StartResult {
   const task = tree.require(id);
   if (task.status === "done") {
     fail(
@@ -196,15 +213,43 @@ export function startTask(tree: TaskTree, id: string): StartResult {
     );
   }
   checkOrder(tree, task, "start");
-  const leaf = task.tasks.length === 0 ? task : nextTask(tree, task.tasks)!;
+  const leaf = task.tasks.length === 0
+    ? task
+    : scanReady(tree, task, actor, { first: true, own: true }).ready[0] ?? nextTask(tree, task.tasks)!;
+  return startLeaf(tree, task, leaf, actor);
+}
+
+/** Starts (or renews, or takes over) `leaf`, reached from `task`, for `actor`; see {@link startTask}. */
+function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartResult {
+  checkBlockers(tree, leaf, "start");
+  const held = claimAgainst(leaf, actor);
+  if (held) fail("CLAIMED", claimedMessage(leaf, leaf, held, "start"));
   const notes: string[] = [];
-  if (leaf.status === "in_progress") {
+  const result: Partial<StartResult> = {};
+  const agent = actor.agent;
+  if (leaf.status === "in_progress" && holderOf(leaf) === agent) {
     notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
+    if (agent !== undefined) {
+      tree.setField(leaf, "claim", claimFor({ ...actor, agent }, leaf.claim?.since));
+      notes.push(`Lease renewed until ${leaf.claim!.expires_at}.`);
+      result.renewed = true;
+    }
   } else {
     for (const other of tree.activeLeaves()) {
-      tree.setAndSettle(other, "todo");
+      if (other === leaf || holderOf(other) !== agent) continue;
+      putBack(tree, other);
       notes.push(`"${other.name}" (${other.id}) was in progress and is back to todo.`);
     }
+    if (leaf.status === "in_progress") {
+      const from = holderOf(leaf);
+      if (from !== undefined) result.taken_over_from = from;
+      notes.push(
+        `Took over "${leaf.name}" (${leaf.id}) from ${agentName(from)}${
+          leaf.claim ? ` (lease expired at ${leaf.claim.expires_at})` : ""
+        }.`,
+      );
+    }
+    tree.setField(leaf, "claim", agent === undefined ? undefined : claimFor({ ...actor, agent }));
     tree.setAndSettle(leaf, "in_progress");
   }
   const path = tree.pathTo(leaf);
@@ -214,7 +259,7 @@ export function startTask(tree: TaskTree, id: string): StartResult {
   const constraints = aggregate(path, "constraints");
   const lines = [
     leaf === task
-      ? `Started "${leaf.name}" (${leaf.id}).`
+      ? `Started "${leaf.name}" (${leaf.id})${agent === undefined ? "" : ` for agent "${agent}"`}.`
       : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
     ...notes,
   ];
@@ -228,6 +273,62 @@ export function startTask(tree: TaskTree, id: string): StartResult {
     hierarchy_summary: taskTable(tree, { focus: leaf, statusBefore: before }).table,
     aggregated_completion_criteria: criteria,
     aggregated_constraints: constraints,
+    ...result,
+  };
+}
+
+/** A leaf back to todo, its claim dropped; its ancestors follow. */
+function putBack(tree: TaskTree, leaf: Task): void {
+  if (leaf.claim) tree.setField(leaf, "claim", undefined);
+  tree.setAndSettle(leaf, "todo");
+}
+
+/**
+ * Claims work for a named agent (README "Teams of agents"): renews the lease of the leaf it holds
+ * (a heartbeat; no new revision), else starts the first ready leaf in tree order under `id` (the
+ * whole session without it) as {@link startTask} does. Nothing ready is an answer, not an error.
+ */
+export function claimTask(
+  tree: TaskTree,
+  actor: Actor & { agent: string },
+  id?: string,
+): ClaimResult {
+  const root = id === undefined ? undefined : tree.require(id);
+  const own = leafOf(tree, actor.agent);
+  const leaf = own ?? scanReady(tree, root, actor, { first: true }).ready[0];
+  if (leaf) {
+    const started = startLeaf(tree, leaf, leaf, actor);
+    return { ...started, claim: leaf.claim! };
+  }
+  const scan = scanReady(tree, root, actor, { cap: 20 });
+  const where = root ? `under "${root.name}" (${root.id})` : "in this session";
+  const lines: string[] = [];
+  if ((root ? root.status : tree.size > 0 && tree.counts.done === tree.size ? "done" : "") === "done") {
+    lines.push(`Every task ${where} is done.`);
+  } else {
+    lines.push(`Nothing is ready for agent "${actor.agent}" ${where} now.`);
+    for (const t of scan.held) {
+      lines.push(`- ${t.id} "${t.name}": held by ${t.claim!.agent} until ${t.claim!.expires_at}`);
+    }
+    for (const { task, blockers } of scan.blocked) {
+      lines.push(`- ${task.id} "${task.name}": blocked by ${blockers.map((b) => b.id).join(", ")}`);
+    }
+    lines.push("Call claimTask again later: a lease that expires frees its task.");
+  }
+  return {
+    task: null,
+    message: lines.join("\n"),
+    waiting_on: scan.held.map((t) => ({
+      id: t.id,
+      name: t.name,
+      agent: t.claim!.agent,
+      expires_at: t.claim!.expires_at,
+    })),
+    blocked: scan.blocked.map(({ task, blockers }) => ({
+      id: task.id,
+      name: task.name,
+      blocked_by: blockers.map((b) => b.id),
+    })),
   };
 }
 
@@ -239,12 +340,20 @@ function aggregate(path: Task[], key: "completion_criteria" | "constraints"): st
 
 /**
  * Completes a leaf with its resolution (R3.7–R3.16): parents whose children are all done complete
- * themselves, and the next task is named. A task with unfinished subtasks is refused (R3.15).
+ * themselves, and the next task is named: for a named agent, the first ready leaf no other agent
+ * holds. A task with unfinished subtasks is refused (R3.15), as is a leaf another agent holds.
  */
-export function completeTask(tree: TaskTree, id: string, resolution: string): CompleteResult {
+export function completeTask(
+  tree: TaskTree,
+  id: string,
+  resolution: string,
+  actor: Actor = ANONYMOUS,
+): CompleteResult {
   const task = tree.require(id);
-  const autoCompleted = finish(tree, task, resolution);
-  const next = nextTask(tree);
+  const autoCompleted = finish(tree, task, resolution, actor);
+  const next = actor.agent === undefined
+    ? nextTask(tree)
+    : scanReady(tree, undefined, actor, { first: true }).ready[0];
   const lines = [`Completed "${task.name}" (${task.id}).`];
   if (autoCompleted.length) {
     lines.push(
@@ -255,8 +364,12 @@ export function completeTask(tree: TaskTree, id: string, resolution: string): Co
   }
   lines.push(
     next
-      ? `Next task: "${next.name}" (${next.id}). Call startTask with id "${next.id}".`
-      : "All tasks are complete.",
+      ? `Next task: "${next.name}" (${next.id}). Call ${
+        actor.agent === undefined ? "startTask" : "claimTask"
+      } with id "${next.id}".`
+      : tree.counts.done === tree.size
+      ? "All tasks are complete."
+      : "Nothing else is ready now (the rest is held by other agents or blocked); call claimTask later.",
   );
   const result: CompleteResult = {
     message: lines.join("\n"),
@@ -267,7 +380,7 @@ export function completeTask(tree: TaskTree, id: string, resolution: string): Co
 }
 
 /** Marks a leaf done with checks; returns the ancestors that completed with it. */
-function finish(tree: TaskTree, task: Task, resolution: string | undefined): Task[] {
+function finish(tree: TaskTree, task: Task, resolution: string | undefined, actor: Actor): Task[] {
   if (task.status === "done") {
     fail("INVALID_INPUT", `"${task.name}" (${task.id}) is already done.`);
   }
@@ -282,23 +395,55 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined): Tas
       }. A parent completes itself when its last subtask is done.`,
     );
   }
-  if (task.status === "todo") checkOrder(tree, task, "complete");
+  guardClaimed(tree, task, actor, "complete");
+  if (task.status === "todo") {
+    checkOrder(tree, task, "complete");
+    checkBlockers(tree, task, "complete");
+  }
   if (resolution !== undefined) tree.setField(task, "resolution", resolution);
+  if (task.claim) tree.setField(task, "claim", undefined);
   return tree.setAndSettle(task, "done").filter((t) => t.status === "done");
 }
 
 /**
- * Changes the given fields (R2.7). A status change follows the same rules as start and complete;
- * a parent's status follows its children, so it cannot be set to todo directly.
+ * Refuses (`EXECUTION_ORDER_VIOLATION`) a change that reopened a done task while a task that waits
+ * for it is in progress: a started task never has an unfinished blocker. Looks only at the tasks
+ * whose status the open transaction changed.
  */
-export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: TaskView; message: string } {
+export function checkReopened(tree: TaskTree): void {
+  for (const [id, before] of tree.statusBefore) {
+    const task = tree.get(id);
+    if (before !== "done" || !task || task.status === "done") continue;
+    for (const dependent of tree.dependentsOf(id)) {
+      if (dependent.status !== "in_progress") continue;
+      fail(
+        "EXECUTION_ORDER_VIOLATION",
+        `Cannot reopen "${task.name}" (${task.id}): "${dependent.name}" (${dependent.id}), which waits for it, is in progress. Put that back to todo first.`,
+      );
+    }
+  }
+}
+
+/**
+ * Changes the given fields (R2.7). A status change follows the same rules as start and complete;
+ * a parent's status follows its children, so it cannot be set to todo directly. Text, criteria and
+ * constraints of a leaf another agent holds stay editable; its status does not.
+ */
+export function updateTask(
+  tree: TaskTree,
+  input: UpdateTaskInput,
+  actor: Actor = ANONYMOUS,
+): { task: TaskView; message: string } {
   const task = tree.require(input.id);
   const fields = ["name", "description", "resolution", "completion_criteria", "constraints"] as const;
   const given = fields.filter((f) => input[f] !== undefined);
-  if (given.length === 0 && input.status === undefined) {
+  if (
+    given.length === 0 && input.status === undefined && input.parallel === undefined &&
+    input.blocked_by === undefined
+  ) {
     fail(
       "INVALID_INPUT",
-      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints.",
+      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints, parallel, blocked_by.",
     );
   }
   for (const f of given) {
@@ -306,13 +451,15 @@ export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: Task
     if (Array.isArray(value) && value.length === 0) tree.setField(task, f, undefined);
     else tree.setField(task, f, value as never);
   }
+  if (input.parallel !== undefined) setParallel(tree, task, input.parallel);
+  if (input.blocked_by !== undefined) setBlockedBy(tree, task, input.blocked_by);
   const notes: string[] = [];
   if (input.status !== undefined && input.status !== task.status) {
     if (input.status === "in_progress") {
-      const started = startTask(tree, task.id);
+      const started = startTask(tree, task.id, actor);
       notes.push(started.message.split("\n")[0]!);
     } else if (input.status === "done") {
-      finish(tree, task, input.resolution);
+      finish(tree, task, input.resolution, actor);
     } else {
       if (task.tasks.length > 0) {
         fail(
@@ -320,22 +467,80 @@ export function updateTask(tree: TaskTree, input: UpdateTaskInput): { task: Task
           `"${task.name}" (${task.id}) has subtasks, so its status follows them. Set a subtask back to todo instead.`,
         );
       }
-      tree.setAndSettle(task, "todo");
+      guardClaimed(tree, task, actor, "reopen");
+      putBack(tree, task);
     }
   }
+  checkReopened(tree);
   return {
     task: viewOf(tree, task),
     message: [`Updated "${task.name}" (${task.id}).`, ...notes].join(" "),
   };
 }
 
-/** Deletes a task and its whole subtree (R2.8); the parent's status follows what remains. */
-export function deleteTask(tree: TaskTree, id: string): { id: string; deleted: number } {
+/** Sets `parallel`; making a parent sequential is refused while its subtasks run out of order. */
+function setParallel(tree: TaskTree, task: Task, parallel: boolean): void {
+  if (!parallel) {
+    let open: Task | undefined;
+    for (const child of task.tasks) {
+      if (child.status === "in_progress" && open) {
+        fail(
+          "INVALID_INPUT",
+          `Cannot make "${task.name}" (${task.id}) sequential: "${child.name}" (${child.id}) is in progress while the earlier "${open.name}" (${open.id}) is not done.`,
+        );
+      }
+      if (child.status !== "done") open ??= child;
+    }
+  }
+  tree.setField(task, "parallel", parallel ? true : undefined);
+}
+
+/** Sets `blocked_by` (an empty list clears it), checked against the graph; a started task cannot gain an unfinished blocker. */
+function setBlockedBy(tree: TaskTree, task: Task, ids: readonly string[]): void {
+  tree.setField(task, "blocked_by", ids.length === 0 ? undefined : [...new Set(ids)]);
+  checkBlockedBy(tree, task);
+  if (task.status === "in_progress") {
+    const open = unfinishedBlockers(tree, task);
+    if (open.length > 0) {
+      fail(
+        "EXECUTION_ORDER_VIOLATION",
+        `Cannot block "${task.name}" (${task.id}) by unfinished "${open[0]!.name}" (${
+          open[0]!.id
+        }): it is in progress already. Put it back to todo first.`,
+      );
+    }
+  }
+}
+
+/**
+ * Deletes a task and its whole subtree (R2.8); the parent's status follows what remains. Its ids
+ * leave every `blocked_by`; `freed` names the tasks that waited for them. A subtree holding a
+ * leaf another agent holds is refused.
+ */
+export function deleteTask(
+  tree: TaskTree,
+  id: string,
+  actor: Actor = ANONYMOUS,
+): { id: string; deleted: number; freed?: string[] } {
   const task = tree.require(id);
+  guardClaimed(tree, task, actor, "delete");
+  const waiting = new Map<Task, Set<string>>();
+  for (const { task: t } of subtree(task)) {
+    for (const dependent of tree.dependentsOf(t.id)) {
+      if (isWithin(tree, dependent, task)) continue;
+      let ids = waiting.get(dependent);
+      if (!ids) waiting.set(dependent, ids = new Set());
+      ids.add(t.id);
+    }
+  }
   const parent = tree.parentOf(task);
   const deleted = tree.remove(task);
+  for (const [dependent, gone] of waiting) {
+    const rest = dependent.blocked_by!.filter((b) => !gone.has(b));
+    tree.setField(dependent, "blocked_by", rest.length > 0 ? rest : undefined);
+  }
   settleAfterRemoval(tree, parent);
-  return { id, deleted };
+  return waiting.size === 0 ? { id, deleted } : { id, deleted, freed: [...waiting.keys()].map((t) => t.id) };
 }
 
 /** Views of the tasks at one level: the roots, or the subtasks of `parentId` (R2.6). */

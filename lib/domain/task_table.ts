@@ -44,10 +44,17 @@ function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number)
   const cap = options.rowCap ?? LIMITS.tableRows;
   const before = options.statusBefore ?? new Map<string, TaskStatus>();
   if (tree.size === 0) return "No tasks in this session.";
-  const lines = [
-    "| Task | ID | Parent | Status | Changed | Subtasks | Progress |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-  ];
+  // The Agent column appears once an agent holds a leaf: a session without agents looks as before.
+  const team = tree.activeLeaves().some((leaf) => leaf.claim !== undefined);
+  const lines = team
+    ? [
+      "| Task | ID | Parent | Status | Agent | Changed | Subtasks | Progress |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    : [
+      "| Task | ID | Parent | Status | Changed | Subtasks | Progress |",
+      "| --- | --- | --- | --- | --- | --- | --- |",
+    ];
   // Per-parent summary lines (R3.12) for the parents on the active paths; every other parent's
   // progress is in its row. With no active path, every parent shown gets a line.
   const anchors = anchorsOf(tree, options, before);
@@ -59,13 +66,13 @@ function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number)
   const emit = (task: Task, depth: number, parent: Task | undefined) => {
     shown++;
     const done = task.tasks.length > 0 ? doneChildren(task) : 0;
-    lines.push(formatRow(task, depth, parent, done, before.get(task.id)));
+    lines.push(formatRow(tree, task, depth, parent, done, before.get(task.id), team));
     if (task.tasks.length > 0) {
       (onPath.has(task) ? parentLines : otherParentLines).push(parentLine(task, done));
     }
   };
   const hiddenRow = (count: number, depth: number, parent: Task | undefined) => {
-    lines.push(`| ${indent(depth)}... ${count} more | | ${parent?.id ?? "-"} | | | | |`);
+    lines.push(`| ${indent(depth)}... ${count} more | | ${parent?.id ?? "-"} | | | | |${team ? " |" : ""}`);
   };
   if (tree.size <= cap) {
     for (const { task, depth, parent } of tree.walk()) emit(task, depth, parent);
@@ -174,19 +181,32 @@ function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
 }
 
 function formatRow(
+  tree: TaskTree,
   task: Task,
   depth: number,
   parent: Task | undefined,
   done: number,
   before: TaskStatus | undefined,
+  team: boolean,
 ): string {
   const changed = before !== undefined && before !== task.status ? `${before} -> ${task.status}` : "";
   const count = task.tasks.length;
   const subtasks = count > 0 ? `${done}/${count}` : "-";
   const progress = count > 0 ? `${pct(done, count)}%` : "-";
-  return `| ${indent(depth)}${cell(task.name)} | ${task.id} | ${
-    parent?.id ?? "-"
-  } | ${task.status} | ${changed} | ${subtasks} | ${progress} |`;
+  const agent = team ? ` ${task.status === "in_progress" ? task.claim?.agent ?? "" : ""} |` : "";
+  return `| ${indent(depth)}${cell(task.name)} | ${task.id} | ${parent?.id ?? "-"} | ${task.status}${
+    blockedNote(tree, task)
+  } |${agent} ${changed} | ${subtasks} | ${progress} |`;
+}
+
+/** `, blocked` after the status of a task whose own blockers are not all done. */
+function blockedNote(tree: TaskTree, task: Task): string {
+  if (!task.blocked_by || task.status === "done") return "";
+  for (const id of task.blocked_by) {
+    const blocker = tree.get(id);
+    if (blocker && blocker.status !== "done") return ", blocked";
+  }
+  return "";
 }
 
 function doneChildren(task: Task): number {

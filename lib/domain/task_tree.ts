@@ -71,6 +71,8 @@ export class TaskTree {
   #index = new Map<string, Entry>();
   #counts: Record<TaskStatus, number> = { todo: 0, in_progress: 0, done: 0 };
   #active = new Set<string>();
+  /** Blocker id to the tasks whose own `blocked_by` names it. */
+  #dependents = new Map<string, Set<Task>>();
   #tx: OpenTransaction | undefined;
 
   /** Builds the index over `roots` (taken, not copied); duplicate ids are refused. */
@@ -125,6 +127,11 @@ export class TaskTree {
   /** Leaves currently in progress (at most one while invariant 1 holds). */
   activeLeaves(): Task[] {
     return [...this.#active].map((id) => this.require(id));
+  }
+
+  /** The tasks whose own `blocked_by` names `id`, from an index kept by every change. */
+  dependentsOf(id: string): Task[] {
+    return [...this.#dependents.get(id) ?? []];
   }
 
   /** Every task in tree order (depth first, siblings in order) with its depth and parent. */
@@ -224,12 +231,17 @@ export class TaskTree {
     const had = Object.hasOwn(task, key);
     const before = task[key];
     keepFields(tx, task);
+    const blockers = key === "blocked_by";
+    if (blockers) this.#linkBlockers(task, -1);
     if (value === undefined) delete task[key];
     else task[key] = value;
+    if (blockers) this.#linkBlockers(task, 1);
     tx.touched.add(task.id);
     tx.undo.push(() => {
+      if (blockers) this.#linkBlockers(task, -1);
       if (had) task[key] = before;
       else delete task[key];
+      if (blockers) this.#linkBlockers(task, 1);
     });
   }
 
@@ -323,6 +335,20 @@ export class TaskTree {
     else this.#active.delete(task.id);
   }
 
+  /** Adds (`1`) or removes (`-1`) `task`'s own blockers in the dependents index. */
+  #linkBlockers(task: Task, sign: 1 | -1): void {
+    for (const id of task.blocked_by ?? []) {
+      let set = this.#dependents.get(id);
+      if (sign === 1) {
+        if (!set) this.#dependents.set(id, set = new Set());
+        set.add(task);
+      } else if (set) {
+        set.delete(task);
+        if (set.size === 0) this.#dependents.delete(id);
+      }
+    }
+  }
+
   #indexSubtree(task: Task, parent: Task | undefined): void {
     const added: Entry[] = [];
     try {
@@ -335,9 +361,11 @@ export class TaskTree {
         added.push(entry);
         this.#counts[item.task.status]++;
         this.#trackActive(item.task);
+        this.#linkBlockers(item.task, 1);
       }
     } catch (error) {
       for (const { task: t } of added) {
+        this.#linkBlockers(t, -1);
         this.#counts[t.status]--;
         this.#active.delete(t.id);
         this.#index.delete(t.id);
@@ -360,6 +388,7 @@ export class TaskTree {
       this.#index.delete(t.id);
       this.#counts[t.status]--;
       this.#active.delete(t.id);
+      this.#linkBlockers(t, -1);
       count++;
     }
     this.#addToAncestors(parent, -count);

@@ -53,8 +53,9 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
   if (on.has("tasks")) {
     lines.push(
-      "Plan with createTask (nest subtasks in `tasks`).",
+      "Plan with createTask (nest subtasks in `tasks`; for a team, parallel: true parts and blocked_by dependencies).",
       "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
+      "Team workers loop claimTask(agent) → work → completeTask, call claimTask again as a heartbeat on long work, and save work info before stopping.",
     );
   } else if (on.has("checklist")) {
     lines.push(
@@ -63,22 +64,22 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   }
   if (on.has("history")) {
     lines.push(
-      "Changes are versioned: if a plan gets damaged, restore_tasks a revision from task_history rather than rebuild it.",
+      "Changes are versioned: restore a damaged plan with restore_tasks (revisions in task_history).",
     );
   }
   if (on.has("progress")) {
     lines.push(
-      "After significant work, update your progress: mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document and is your memory, not a report.",
+      "After significant work, update your progress: mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document (your memory, not a report).",
     );
   }
   if (on.has("works")) {
     lines.push(
-      "Before handing over, call save_current_work_info(work_summarize, work_description, sessionId) and pass on the workId.",
+      "Before handing over, call save_current_work_info (with the sessionId) and pass on the workId.",
     );
   }
   lines.push(
     on.has("tasks")
-      ? "Errors come back as isError with a code (NOT_FOUND, EXECUTION_ORDER_VIOLATION, …) and what to do next."
+      ? "Errors are isError with a code (NOT_FOUND, CLAIMED, …) and what to do next."
       : "Errors come back as isError with a code (INVALID_INPUT, NOT_FOUND, …) and what to do next.",
   );
   return lines.join("\n");
@@ -102,6 +103,10 @@ export interface ServerOptions {
    * call to a changing tool is refused with `FORBIDDEN` before it runs. `write` by default.
    */
   access?: "read" | "write";
+  /** The agent that calls without `agent` act as (`CHECKLIST_AGENT`); the anonymous agent when absent. */
+  agent?: string | undefined;
+  /** The clock leases are judged by, in milliseconds (tests pass their own). */
+  now?: () => number;
 }
 
 /** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
@@ -130,6 +135,8 @@ export function createServer(options: ServerOptions): McpServer {
     store,
     log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
+    agent: options.agent,
+    now: options.now ?? Date.now,
   };
   registerHandoff(mcp, { store: ctx.store, groups, workCacheSize: ctx.workCacheSize });
   if (viewTools.length > 0) registerPlanView(mcp);

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { jsonDepth, LIMITS } from "../domain/limits.ts";
+import type { Actor } from "../domain/team.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import {
@@ -26,6 +27,18 @@ export interface ToolContext {
   log: Logger;
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize: number;
+  /** The server's default agent (`CHECKLIST_AGENT`); undefined: the anonymous agent. */
+  agent?: string | undefined;
+  /** The clock leases are judged by, in milliseconds. */
+  now: () => number;
+}
+
+/**
+ * Who a call acts as: the agent it names, else the server's default; the clock is read now, so call
+ * it inside the store's change (the atomic step), not before it.
+ */
+export function actorOf(ctx: ToolContext, agent?: string, leaseSeconds?: number): Actor {
+  return { agent: agent ?? ctx.agent, now: ctx.now(), leaseSeconds };
 }
 
 /** A successful answer: Markdown for the model, and the structured value matching the output schema. */
@@ -84,7 +97,7 @@ function compact(schema: unknown, noise: ReadonlySet<string>): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (noise.has(key) && typeof value !== "object") continue;
-    if (key === "minLength" && value === 1) continue;
+    if ((key === "minLength" || key === "minimum") && value === 1) continue;
     if ((key === "minimum" || key === "maximum") && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) {
       continue;
     }

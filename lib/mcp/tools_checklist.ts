@@ -6,7 +6,7 @@ import { RevisionSchema } from "../domain/history_entry.ts";
 import { LIMITS } from "../domain/limits.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { renderSession } from "../domain/tree_text.ts";
-import { defineTool, type ToolDef } from "./tool.ts";
+import { actorOf, defineTool, type ToolDef } from "./tool.ts";
 
 const sessionId = SessionIdSchema;
 
@@ -32,10 +32,10 @@ const updateTasksTool = defineTool({
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  async run({ sessionId, path, tasks }, { store }) {
-    const { result: { updated, notes, tree }, revision } = await store.updateTree(sessionId, (t) => ({
-      ...updateTasks(t, path, tasks),
-      tree: renderSession(t),
+  async run({ sessionId, path, tasks }, ctx) {
+    const { result: { updated, notes, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => ({
+      ...updateTasks(t, path, tasks, actorOf(ctx)),
+      tree: renderSession(t, ctx.now()),
     }), { tool: "update_tasks" });
     const text = [
       `Successfully updated ${updated} tasks at ${path} in session ${sessionId}.`,
@@ -55,10 +55,11 @@ const getAllTasksTool = defineTool({
   input: z.object({ sessionId }),
   output: z.object({ sessionId: z.string(), total_tasks: z.number().int(), tree: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId }, { store }) {
+  async run({ sessionId }, { store, now }) {
+    const at = now();
     const { total, tree } = await store.readTree(sessionId, (t) => ({
       total: t?.size ?? 0,
-      tree: renderSession(t),
+      tree: renderSession(t, at),
     }));
     return { text: tree, structured: { sessionId, total_tasks: total, tree } };
   },
@@ -82,9 +83,9 @@ const markDoneTool = defineTool({
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, taskIds }, { store }) {
-    const { result: { marked, failed, tree }, revision } = await store.updateTree(sessionId, (t) => {
-      const result = markDone(t, taskIds);
+  async run({ sessionId, taskIds }, ctx) {
+    const { result: { marked, failed, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => {
+      const result = markDone(t, taskIds, actorOf(ctx));
       if (result.marked.length === 0) {
         // Nothing marked: a refusal, so nothing (not even a new empty session) is kept.
         fail(
@@ -93,7 +94,7 @@ const markDoneTool = defineTool({
             ". Call get_all_tasks to see the tree.",
         );
       }
-      return { ...result, tree: renderSession(t) };
+      return { ...result, tree: renderSession(t, ctx.now()) };
     }, { tool: "mark_task_as_done" });
     const lines = [`Marked done: ${marked.join(", ")}.`];
     for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);

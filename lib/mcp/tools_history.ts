@@ -7,7 +7,7 @@ import { fail } from "../domain/errors.ts";
 import { checkRestorable, restoreTree } from "../domain/history.ts";
 import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
-import { defineTool, type ToolDef } from "./tool.ts";
+import { actorOf, defineTool, type ToolDef } from "./tool.ts";
 
 const sessionId = SessionIdSchema.default("default");
 
@@ -72,15 +72,15 @@ const restoreTasksTool = defineTool({
     message: z.string(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-  async run({ sessionId, revision: wanted }, { store }) {
-    const { result, revision } = await store.updateTree(sessionId, (tree, history) => {
+  async run({ sessionId, revision: wanted }, ctx) {
+    const { result, revision } = await ctx.store.updateTree(sessionId, (tree, history) => {
       if (history.historySize === 0) fail("NOT_FOUND", historyOff(history.revision));
       checkRestorable(wanted, {
         current: history.revision,
         oldest: history.oldest,
         historySize: history.historySize,
       });
-      return { before: history.revision, ...restoreTree(tree, history.deltas) };
+      return { before: history.revision, ...restoreTree(tree, history.deltas, actorOf(ctx)) };
     }, { tool: "restore_tasks", undoTo: wanted });
     const { before, notes, ...counts } = result;
     const message = revision === before

@@ -3,9 +3,12 @@ import { z } from "zod";
 import { fail } from "../domain/errors.ts";
 import { RevisionSchema } from "../domain/history_entry.ts";
 import {
+  AgentSchema,
+  ClaimResultSchema,
   CompleteResultSchema,
   CreateTaskInputSchema,
   DescriptionSchema,
+  LeaseSecondsSchema,
   NewTaskSchema,
   RequiredResolutionSchema,
   SessionIdSchema,
@@ -17,6 +20,7 @@ import {
   UpdateTaskInputSchema,
 } from "../domain/schemas.ts";
 import {
+  claimTask,
   completeTask,
   createTask,
   deleteTask,
@@ -24,11 +28,14 @@ import {
   startTask,
   updateTask,
 } from "../domain/task_ops.ts";
+import { isLive } from "../domain/team.ts";
 import { MARKS, renderTree } from "../domain/tree_text.ts";
-import { defineTool, type ToolDef } from "./tool.ts";
+import { actorOf, defineTool, type ToolDef } from "./tool.ts";
 
 const sessionId = SessionIdSchema.default("default");
 const taskId = TaskIdSchema.describe("Task id");
+const agent = AgentSchema.optional();
+const leaseSeconds = LeaseSecondsSchema.optional();
 
 const createTaskTool = defineTool({
   name: "createTask",
@@ -49,12 +56,11 @@ const createTaskTool = defineTool({
   output: z.object({ task: TaskSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, ...input }, { store }) {
-    const { result: { task, message }, revision } = await store.updateTree(
-      sessionId,
-      (tree) => createTask(tree, input),
-      { tool: "createTask" },
-    );
-    return { text: `${message}\n\n${renderTree([task])}`, structured: { task, message, revision } };
+    const { result: { task, message, drawn }, revision } = await store.updateTree(sessionId, (tree) => {
+      const created = createTask(tree, input);
+      return { ...created, drawn: renderTree([created.task], { lookup: (id) => tree.get(id) }) };
+    }, { tool: "createTask" });
+    return { text: `${message}\n\n${drawn}`, structured: { task, message, revision } };
   },
 });
 
@@ -66,7 +72,8 @@ const getTaskTool = defineTool({
   input: z.object({ sessionId, id: taskId }),
   output: z.object({ task: TaskSchema }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, id }, { store }) {
+  async run({ sessionId, id }, { store, now }) {
+    const at = now();
     return await store.readTree(sessionId, (tree) => {
       const task = tree?.get(id) ??
         fail(
@@ -80,8 +87,17 @@ const getTaskTool = defineTool({
         ...(task.resolution ? [`Resolution: ${task.resolution}`] : []),
         ...(task.completion_criteria ?? []).map((c) => `Criterion: ${c}`),
         ...(task.constraints ?? []).map((c) => `Constraint: ${c}`),
+        ...(task.parallel ? ["Subtasks may run in parallel."] : []),
+        ...(task.blocked_by ? [`Blocked by: ${task.blocked_by.join(", ")}`] : []),
+        ...(task.claim && task.status === "in_progress"
+          ? [
+            `Held by ${task.claim.agent} until ${task.claim.expires_at}${
+              isLive(task.claim, at) ? "" : " (expired)"
+            }`,
+          ]
+          : []),
         "",
-        renderTree([task]),
+        renderTree([task], { lookup: (ref) => tree!.get(ref), now: at }),
       ];
       return { text: lines.join("\n"), structured: { task } };
     });
@@ -109,6 +125,8 @@ const listTasksTool = defineTool({
       : tasks.map((t) =>
         `- ${MARKS[t.status]} ${t.id}: ${t.name}${
           t.subtasks_total ? ` (${t.subtasks_done}/${t.subtasks_total} subtasks done)` : ""
+        }${t.claim && t.status === "in_progress" ? ` @${t.claim.agent}` : ""}${
+          t.blocked_by ? ` (blocked_by: ${t.blocked_by.join(", ")})` : ""
         }`
       ).join("\n");
     return { text, structured: { tasks } };
@@ -120,14 +138,14 @@ const updateTaskTool = defineTool({
   group: "tasks",
   title: "Update task",
   description:
-    "Change a task's fields. Status changes follow the start/complete rules; a parent's follows its subtasks. An empty list clears criteria or constraints.",
-  input: z.object({ sessionId, ...UpdateTaskInputSchema.shape, id: taskId }),
+    "Change a task's fields. Status follows the start/complete rules; a parent's follows its subtasks. An empty list clears a list field.",
+  input: z.object({ sessionId, ...UpdateTaskInputSchema.shape, id: taskId, agent }),
   output: z.object({ task: TaskViewSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, ...input }, { store }) {
-    const { result, revision } = await store.updateTree(sessionId, (tree) => {
+  async run({ sessionId, agent, ...input }, ctx) {
+    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
-      return updateTask(tree, input);
+      return updateTask(tree, input, actorOf(ctx, agent));
     }, { tool: "updateTask" });
     return { text: result.message, structured: { ...result, revision } };
   },
@@ -142,16 +160,20 @@ const deleteTaskTool = defineTool({
   output: z.object({
     id: z.string(),
     deleted: z.number().int().describe("Tasks removed with the subtree"),
+    freed: z.array(z.string()).optional(),
     revision: RevisionSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-  async run({ sessionId, id }, { store }) {
-    const { result, revision } = await store.updateTree(sessionId, (tree) => deleteTask(tree, id), {
-      tool: "deleteTask",
-    });
+  async run({ sessionId, id }, ctx) {
+    const { result, revision } = await ctx.store.updateTree(
+      sessionId,
+      (tree) => deleteTask(tree, id, actorOf(ctx)),
+      { tool: "deleteTask" },
+    );
     const more = result.deleted - 1;
+    const freed = result.freed ? ` No longer blocked by it: ${result.freed.join(", ")}.` : "";
     return {
-      text: `Deleted task ${id}${more > 0 ? ` and its ${more} subtask${more > 1 ? "s" : ""}` : ""}.`,
+      text: `Deleted task ${id}${more > 0 ? ` and its ${more} subtask${more > 1 ? "s" : ""}` : ""}.${freed}`,
       structured: { ...result, revision },
     };
   },
@@ -162,16 +184,16 @@ const startTaskTool = defineTool({
   group: "tasks",
   title: "Start task",
   description:
-    "Start a task (on a parent: its first unfinished leaf); earlier siblings must be done. Returns the inherited completion criteria and constraints and the progress table.",
-  input: z.object({ sessionId, id: taskId }),
+    "Start a task (a parent: its first ready leaf); earlier siblings must be done unless the parent is parallel. Returns inherited criteria, constraints, progress table.",
+  input: z.object({ sessionId, id: taskId, agent, lease_seconds: leaseSeconds }),
   output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, id }, { store }) {
-    const { result, revision } = await store.updateTree(sessionId, (tree) => {
+  async run({ sessionId, id, agent, lease_seconds }, ctx) {
+    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
       if (tree.size === 0) {
         fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}". Create tasks with createTask first.`);
       }
-      return startTask(tree, id);
+      return startTask(tree, id, actorOf(ctx, agent, lease_seconds));
     }, { tool: "startTask" });
     return { text: `${result.message}\n\n${result.hierarchy_summary}`, structured: { ...result, revision } };
   },
@@ -182,23 +204,50 @@ const completeTaskTool = defineTool({
   group: "tasks",
   title: "Complete task",
   description:
-    "Complete a task with a resolution (refused while subtasks are unfinished). Parents complete themselves; names the next task and shows progress.",
+    "Complete a task (its subtasks done) with a resolution; parents complete themselves. Names the next task, shows progress.",
   input: z.object({
     sessionId,
     id: taskId,
     resolution: RequiredResolutionSchema.describe("What was done, briefly"),
+    agent,
   }),
   output: CompleteResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-  async run({ sessionId, id, resolution }, { store }) {
-    const { result, revision } = await store.updateTree(sessionId, (tree) => {
+  async run({ sessionId, id, resolution, agent }, ctx) {
+    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}".`);
-      return completeTask(tree, id, resolution);
+      return completeTask(tree, id, resolution, actorOf(ctx, agent));
     }, { tool: "completeTask" });
     return {
       text: `${result.message}\n\n${result.progress_summary.table}`,
       structured: { ...result, revision },
     };
+  },
+});
+
+const claimTaskTool = defineTool({
+  name: "claimTask",
+  group: "tasks",
+  title: "Claim task",
+  description:
+    "Team work: start the first ready leaf under id for agent, leased (default 1800 s); renews the lease of a leaf agent holds. None ready: task null.",
+  input: z.object({
+    sessionId,
+    agent: AgentSchema,
+    id: TaskIdSchema.optional(),
+    lease_seconds: leaseSeconds,
+  }),
+  output: ClaimResultSchema.extend({ revision: RevisionSchema }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run({ sessionId, agent, id, lease_seconds }, ctx) {
+    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
+      if (tree.size === 0) {
+        fail("NOT_FOUND", `Session "${sessionId}" has no tasks. A lead creates them with createTask first.`);
+      }
+      return claimTask(tree, { ...actorOf(ctx, agent, lease_seconds), agent }, id);
+    }, { tool: "claimTask" });
+    const text = result.task === null ? result.message : `${result.message}\n\n${result.hierarchy_summary}`;
+    return { text, structured: { ...result, revision } };
   },
 });
 
@@ -211,4 +260,5 @@ export const TASK_TOOLS: ToolDef[] = [
   deleteTaskTool,
   startTaskTool,
   completeTaskTool,
+  claimTaskTool,
 ] as unknown as ToolDef[];

@@ -8,7 +8,7 @@ import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { focusTask, type FoldOptions, foldTree } from "./fold.ts";
 import { AGENTS_SHOWN } from "./model.ts";
-import { agentsAtWork, heldLeaves, holderOf } from "./team.ts";
+import { agentsAtWork, heldBy, heldLeaves } from "./team.ts";
 import type {
   DocumentView,
   Focus,
@@ -77,7 +77,7 @@ export function focusOf(tree: TaskTree, task: Task): Focus {
     criteria: rules("completion_criteria"),
     constraints: rules("constraints"),
   };
-  const claim = holderOf(task);
+  const claim = heldBy(task);
   if (claim) focus.claim = claim;
   return focus;
 }

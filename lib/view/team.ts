@@ -1,33 +1,15 @@
 /**
  * Who holds what, for the views (README "Teams of agents"): the leaves agents hold, and the
- * unfinished tasks a task waits for (its own `blocked_by` and its ancestors'). Pure; read from the
- * stored tree, judged the way the contract judges them. Whether a lease is live depends on the
- * viewer's clock and is decided when drawn (text.ts `leaseLive`).
+ * unfinished tasks a task waits for (lib/domain/team.ts decides which). Pure. Whether a lease is live
+ * depends on the viewer's clock and is decided when drawn (text.ts `leaseLive`).
  */
 import type { Task } from "../domain/schemas.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
+import { unfinishedBlockers } from "../domain/team.ts";
 import { type AgentAtWork, AGENTS_SHOWN, type Blocker, type Holder } from "./model.ts";
 
 /** Blockers listed on one row; the rest are counted. */
 export const BLOCKERS_SHOWN = 3;
-
-/**
- * The unfinished tasks `task` waits for: the `blocked_by` of its ancestors, root first, then its own,
- * each once. Ids that are not in the tree are skipped (the store removes them from every list).
- */
-export function unfinishedBlockers(tree: TaskTree, task: Task): Task[] {
-  const out: Task[] = [];
-  const seen = new Set<string>();
-  for (const t of tree.pathTo(task)) {
-    for (const id of t.blocked_by ?? []) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const blocker = tree.get(id);
-      if (blocker && blocker.status !== "done") out.push(blocker);
-    }
-  }
-  return out;
-}
 
 /** A row's blocked mark: the first {@link BLOCKERS_SHOWN} unfinished blockers and how many more (none for a done task). */
 export function blockedMark(
@@ -45,7 +27,7 @@ export function blockedMark(
 }
 
 /** The agent holding `task` and its lease's end, if an agent holds it (a leaf in progress with a claim). */
-export function holderOf(task: Task): Holder | undefined {
+export function heldBy(task: Task): Holder | undefined {
   return task.claim && task.status === "in_progress" && task.tasks.length === 0
     ? { agent: task.claim.agent, expires_at: task.claim.expires_at }
     : undefined;
@@ -55,7 +37,7 @@ export function holderOf(task: Task): Holder | undefined {
 export function heldLeaves(tree: TaskTree): { task: Task; holder: Holder }[] {
   const held: { task: Task; holder: Holder }[] = [];
   for (const task of tree.activeLeaves()) {
-    const holder = holderOf(task);
+    const holder = heldBy(task);
     if (holder) held.push({ task, holder });
   }
   return held.sort((a, b) =>

@@ -2,6 +2,8 @@
  * Small text rules of the views: escaping, status marks and labels, counts. Pure; the dashboard's
  * script and the chat view bundle it too.
  */
+import type { Claim } from "../domain/schemas.ts";
+import { isLive } from "../domain/team.ts";
 import { MARKS } from "../domain/tree_text.ts";
 
 type Status = "todo" | "in_progress" | "done";
@@ -61,12 +63,11 @@ export function timeLabel(iso: string): string {
 }
 
 /**
- * Whether a lease is live at `now` (ms since the epoch): while the clock is before `expiresAt`, as the
- * contract judges a claim when it is read. An unreadable time counts as ended.
+ * Whether a lease ending at `expiresAt` is live at `now` (ms since the epoch): the domain's rule
+ * (lib/domain/team.ts `isLive`), which reads only the end. An unreadable time counts as ended.
  */
 export function leaseLive(expiresAt: string, now: number): boolean {
-  const end = Date.parse(expiresAt);
-  return Number.isFinite(end) && now < end;
+  return isLive({ expires_at: expiresAt } as Claim, now);
 }
 
 /** A span of time, coarser as it grows: `45s`, `12m 05s`, `1h 05m`, `2d 3h`. */

@@ -20,6 +20,7 @@ const VIEW_GROUP_TOOLS = [
   "updateTask",
   "deleteTask",
   "startTask",
+  "claimTask",
   "completeTask",
   "update_tasks",
   "get_all_tasks",
@@ -95,7 +96,7 @@ Deno.test("the view-only tools are listed, app-only and read-only, to clients th
   assert.deepEqual(tools.filter((t) => !VIEW_TOOLS.includes(t.name)).map((t) => t.name), plainNames);
 });
 
-Deno.test("tools/list as the model sees it plus instructions stays under 18,500 characters (README 'Teams of agents'), _meta included", async () => {
+Deno.test("tools/list as the model sees it plus instructions stays under 18,500 characters, _meta included", async () => {
   for (const connect of [connectInMemory, connectUi]) {
     await using conn = await connect();
     const { tools } = await conn.client.listTools();

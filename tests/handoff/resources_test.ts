@@ -291,12 +291,14 @@ Deno.test("each group combination gets instructions, tools, resources and prompt
   }
 });
 
-Deno.test("tools/list plus instructions stay under 17,000 characters for all groups", async () => {
+Deno.test("tools/list plus instructions stay under 18,500 characters for all groups, claimTask included", async () => {
   await using conn = await connectInMemory();
   const { tools } = await conn.client.listTools();
   const instructions = conn.client.getInstructions() ?? "";
   const total = JSON.stringify(tools).length + instructions.length;
-  assert.ok(total < 17_000, `listing is ${total} characters`);
+  console.log(`tools/list + instructions, all groups: ${total} characters (budget 18,500)`);
+  assert.ok(tools.some((tool) => tool.name === "claimTask"));
+  assert.ok(total < 18_500, `listing is ${total} characters`);
   const mine = tools.filter((tool) => [...TOOL_NAMES.works, ...TOOL_NAMES.progress].includes(tool.name));
   assert.equal(mine.length, 4);
   for (const tool of mine) assert.ok(JSON.stringify(tool).length <= 1100, `${tool.name} listing is short`);

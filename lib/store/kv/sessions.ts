@@ -18,9 +18,16 @@
  *   prefix that no reader looks at, then one checked commit flips the meta to it. O(session size),
  *   rare, and still all-or-nothing; the old generation is retired and swept.
  * - A change that changes something also bumps the session's revision in the meta and writes its
- *   history entry in the same commit (history.ts); one that changes nothing commits nothing.
+ *   history entry in the same commit (history.ts); one that changes nothing commits nothing, and one
+ *   that only renews a lease commits its records without a revision.
  */
-import { type HistoryView, recordChange, type RecordedChange, summarize } from "../../domain/history.ts";
+import {
+  type HistoryView,
+  leaseRenewed,
+  recordChange,
+  type RecordedChange,
+  summarize,
+} from "../../domain/history.ts";
 import type { Task } from "../../domain/schemas.ts";
 import { TaskTree, type TreeChanges } from "../../domain/task_tree.ts";
 import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "../store.ts";
@@ -181,7 +188,8 @@ export class KvSessions {
       const view = await this.#history.view(session?.line, rev, options.undoTo);
       const { result, changes, rollback } = tree.transact((t) => fn(t, view));
       const delta = recordChange(tree, changes);
-      if (session && delta.length === 0) return { result, revision: rev };
+      // Nothing to write, unless a lease was renewed: written, with no revision (history.ts).
+      if (session && delta.length === 0 && !leaseRenewed(tree, changes)) return { result, revision: rev };
       const entry: RecordedChange | undefined = delta.length === 0 ? undefined : {
         revision: rev + 1,
         at: new Date().toISOString(),
