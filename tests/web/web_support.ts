@@ -82,6 +82,11 @@ export async function waitForUpdates(page: Page, count: number, timeout = 5000):
   );
 }
 
+/** How many live updates the page has applied (`body[data-seq]`). */
+export async function updateCount(page: Page): Promise<number> {
+  return Number(await page.evaluate<string>(`document.body.dataset.seq ?? "0"`));
+}
+
 /** The little of the browser's globals these helpers touch (tests are type-checked without the DOM lib). */
 interface BrowserGlobals {
   document: { body: { dataset: Record<string, string | undefined> } };
@@ -177,4 +182,37 @@ export async function watchFor(page: Page, selector: string): Promise<(timeout?:
 /** Now on the clock {@link watchFor} uses. */
 export function now(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/** The agent name with markup the team tests try (refused by the name rule, never markup). */
+export const EVIL_AGENT = `<img src=x onerror="alert('agent')">`;
+
+/**
+ * A team plan in `sessionId` through MCP, as a lead and its workers make it: a parallel root with
+ * four leaves, the API guide blocked by the API; `backend` claims the API, `frontend` the sign-up
+ * page (claimTask, the first ready leaf each). Returns the second claim's arguments and reply.
+ */
+export async function seedTeamPlan(
+  client: Client,
+  sessionId = "beta",
+): Promise<{ args: Record<string, unknown>; result: Record<string, unknown> }> {
+  await ok(client, "createTask", {
+    sessionId,
+    id: "launch",
+    name: "Launch the beta",
+    parallel: true,
+    completion_criteria: ["Sign-up works end to end"],
+    tasks: [
+      { id: "api", name: "Build the API", completion_criteria: ["Every endpoint has a test"] },
+      { id: "signup", name: "Build the sign-up page" },
+      { id: "e2e", name: "Write the end-to-end tests" },
+      { id: "guide", name: "Write the API guide", blocked_by: ["api"] },
+    ],
+  });
+  const backend = await ok<{ task: { id: string } }>(client, "claimTask", { sessionId, agent: "backend" });
+  if (backend.task.id !== "api") throw new Error(`backend claimed ${backend.task.id}`);
+  const args = { sessionId, agent: "frontend" };
+  const result = await ok<{ task: { id: string } }>(client, "claimTask", args);
+  if (result.task.id !== "signup") throw new Error(`frontend claimed ${result.task.id}`);
+  return { args, result };
 }
