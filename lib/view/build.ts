@@ -50,7 +50,7 @@ export function buildSessionView(
   tree: TaskTree,
   options: SessionViewOptions = {},
 ): SessionView {
-  const focus = focusTask(tree);
+  const focus = focusTask(tree, options.focus);
   return {
     namespace,
     id,

@@ -43,8 +43,15 @@ export class DoneCounts {
   }
 }
 
-/** The task the view centres on: the leaf in progress, else the next unfinished leaf, else none. */
-export function focusTask(tree: TaskTree): { task: Task; active: boolean } | undefined {
+/**
+ * The task the view centres on: the leaf in progress (`prefer`, when it names one: with agents at
+ * work, the one a call started), else the next unfinished leaf, else none.
+ */
+export function focusTask(tree: TaskTree, prefer?: string): { task: Task; active: boolean } | undefined {
+  const preferred = prefer === undefined ? undefined : tree.get(prefer);
+  if (preferred?.status === "in_progress" && preferred.tasks.length === 0) {
+    return { task: preferred, active: true };
+  }
   const active = tree.activeLeaves()[0];
   if (active) return { task: active, active: true };
   const next = nextTask(tree);
@@ -62,6 +69,8 @@ export interface FoldOptions {
    * a smaller window keeps a read small (lib/view/budget.ts).
    */
   window?: number;
+  /** The leaf in progress to centre on when several are (see {@link focusTask}). */
+  focus?: string;
   /** Unfold the paths to the leaves agents hold (default true; a view that must shrink drops them). */
   held?: boolean;
 }
@@ -69,7 +78,7 @@ export interface FoldOptions {
 /** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
 export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
   const counts = new DoneCounts(tree);
-  const focus = focusTask(tree);
+  const focus = focusTask(tree, options.focus);
   const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
   const open = new Set<string>();
   for (const id of options.open ?? []) {

@@ -162,6 +162,25 @@ Deno.test("rows show parallel parents, the holder of each leaf in progress and w
   assert.match(html, /class="row s-in_progress d-0 path parallel"[^>]*data-id="work"/);
 });
 
+Deno.test("the view centres on the leaf a call started when several are in progress", () => {
+  const tree = treeOf({
+    ...st("r", "in_progress", held("a", "one", 1000), held("b", "two", 1000)),
+    parallel: true,
+  });
+  const first = tree.activeLeaves()[0]!.id;
+  const other = first === "a" ? "b" : "a";
+  assert.equal(buildSessionView("default", "s", tree).focus?.id, first);
+  const view = buildSessionView("default", "s", tree, { focus: other });
+  assert.equal(view.focus?.id, other);
+  assert.deepEqual(view.focus?.claim, { agent: other === "a" ? "one" : "two", expires_at: at(1000) });
+  assert.deepEqual(view.rows.filter((r) => r.kind === "task" && r.on_path).map((r) => (r as TaskRow).id), [
+    "r",
+    other,
+  ]);
+  // A focus that is not a leaf in progress is ignored.
+  assert.equal(buildSessionView("default", "s", tree, { focus: "r" }).focus?.id, first);
+});
+
 Deno.test("without agents the view carries no claims, blockers or agents at work", () => {
   const tree = treeOf(st("a", "in_progress", st("a1", "in_progress"), task("a2")));
   const view = buildSessionView("default", "s", tree);

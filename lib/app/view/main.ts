@@ -67,6 +67,7 @@ async function show(result: Record<string, unknown> | undefined): Promise<void> 
       sessionId: effect.sessionId,
       open: [...opened],
       changes,
+      ...(effect.focus === undefined ? {} : { focus: effect.focus }),
     });
     if (mine !== generation) return;
     shown = effect.sessionId;
