@@ -18,6 +18,8 @@ import { blockedMark, heldBy, heldLeaves } from "./team.ts";
 export const SIBLING_WINDOW = 50;
 /** Siblings shown before the one on the path, when a window is needed. */
 export const WINDOW_BEFORE = 10;
+/** Siblings shown around another agent's leaf, in a list unfolded only to show it. */
+export const HELD_WINDOW = 7;
 /** Rows one opened folded part or "more" row returns at most. */
 export const PAGE_ROWS = 100;
 /** Ids of user-opened tasks honoured per request. */
@@ -91,28 +93,34 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     const parent = task && tree.parentOf(task);
     if (parent) { for (const t of tree.pathTo(parent)) open.add(t.id); }
   }
+  // The paths to other agents' leaves: unfolded, with a narrower window where nothing else is shown.
+  const held = new Set<string>();
   if (options.held ?? true) {
     for (const { task } of heldLeaves(tree).slice(0, AGENTS_SHOWN)) {
-      const parent = tree.parentOf(task);
-      if (parent) { for (const t of tree.pathTo(parent)) open.add(t.id); }
+      for (const t of tree.pathTo(task)) held.add(t.id);
     }
   }
   const changes = options.changes;
   const window = Math.max(1, options.window ?? SIBLING_WINDOW);
-  const before = Math.min(WINDOW_BEFORE, Math.floor((window - 1) / 2));
   const rows: Row[] = [];
   const level = (list: readonly Task[], depth: number, parentId: string | null) => {
-    const onPath = list.findIndex((t) => path.has(t.id) || open.has(t.id));
+    let at = list.findIndex((t) => path.has(t.id) || open.has(t.id));
+    let size = window;
+    if (at === -1) {
+      at = list.findIndex((t) => held.has(t.id));
+      if (at !== -1) size = Math.min(window, HELD_WINDOW);
+    }
+    const before = Math.min(WINDOW_BEFORE, Math.floor((size - 1) / 2));
     let from = 0;
     let to = list.length;
-    if (list.length > window) {
-      from = onPath === -1 ? 0 : Math.max(0, Math.min(onPath - before, list.length - window));
-      to = from + window;
+    if (list.length > size) {
+      from = at === -1 ? 0 : Math.max(0, Math.min(at - before, list.length - size));
+      to = from + size;
     }
     if (from > 0) rows.push(moreRow(depth, parentId, 0, from));
     for (let i = from; i < to; i++) {
       const task = list[i]!;
-      const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id));
+      const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id) || held.has(task.id));
       const row = taskRow(tree, counts, task, depth, parentId, { unfold, path });
       const change = changes?.get(task.id);
       if (change) row.change = change;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Claim, Task, TaskStatus } from "../../lib/domain/schemas.ts";
 import { jsonBytes, READ_BYTES, sessionViewWithin } from "../../lib/view/budget.ts";
 import { buildSessionView, summarizeSession } from "../../lib/view/build.ts";
-import { foldTree } from "../../lib/view/fold.ts";
+import { foldTree, HELD_WINDOW } from "../../lib/view/fold.ts";
 import { AGENTS_SHOWN, SessionViewSchema, type TaskRow } from "../../lib/view/model.ts";
 import { claimNode, sessionList, sessionPanel } from "../../lib/view/render.ts";
 import { agentsAtWork, blockedMark, BLOCKERS_SHOWN } from "../../lib/view/team.ts";
@@ -160,6 +160,28 @@ Deno.test("rows show parallel parents, the holder of each leaf in progress and w
   assert.match(html, /class="row s-todo d-1 blocked"[^>]*data-id="docs"/);
   assert.match(html, /waits for <span class="blocker" data-id="api">Task api<\/span>/);
   assert.match(html, /class="row s-in_progress d-0 path parallel"[^>]*data-id="work"/);
+});
+
+Deno.test("another agent's leaf in a long list shows with a narrow window of its siblings", () => {
+  const steps = Array.from({ length: 30 }, (_, i) => (i < 20 ? st(`b${i}`, "done") : task(`b${i}`)));
+  steps[20] = held("b20", "other", 60_000);
+  const tree = treeOf({
+    ...st(
+      "r",
+      "in_progress",
+      st("a", "in_progress", held("a0", "me", 60_000)),
+      st("b", "in_progress", ...steps),
+    ),
+    parallel: true,
+  });
+  const rows = foldTree(tree, { focus: "a0" });
+  const under = rows.filter((r) => r.parent_id === "b");
+  assert.equal(under.filter((r) => r.kind === "task").length, HELD_WINDOW);
+  assert.deepEqual(
+    under.map((r) => (r.kind === "task" ? r.id : `+${r.count}@${r.offset}`)),
+    ["+17@0", "b17", "b18", "b19", "b20", "b21", "b22", "b23", "+6@24"],
+  );
+  assert.equal((under[4] as TaskRow).claim?.agent, "other");
 });
 
 Deno.test("the view centres on the leaf a call started when several are in progress", () => {

@@ -216,3 +216,40 @@ export async function seedTeamPlan(
   if (result.task.id !== "signup") throw new Error(`frontend claimed ${result.task.id}`);
   return { args, result };
 }
+
+/**
+ * {@link bigPlanDocument} as a team works it: phase 5 parallel, four agents each holding a leaf in
+ * progress (`agent-0` the usual active step, the others the first step of the next milestones) with
+ * leases ending `leaseMs` from now, milestone 5.8 blocked by 5.4, and every task of phase 6 blocked
+ * by phase 5 (each of its rows carries the mark).
+ */
+export function bigTeamPlanDocument(sessionId: string, leaseMs = 30 * 60_000): Record<string, unknown> {
+  const doc = bigPlanDocument(sessionId) as { sessions: Record<string, TeamTask[]> };
+  const phases = doc.sessions[sessionId]!;
+  const byId = new Map<string, TeamTask>();
+  const index = (t: TeamTask) => {
+    byId.set(t.id, t);
+    t.tasks.forEach(index);
+  };
+  phases.forEach(index);
+  const since = new Date().toISOString();
+  const expires_at = new Date(Date.now() + leaseMs).toISOString();
+  byId.get("p5")!.parallel = true;
+  for (const [i, id] of ["s5-4-50", "s5-5-0", "s5-6-0", "s5-7-0"].entries()) {
+    const leaf = byId.get(id)!;
+    leaf.status = "in_progress";
+    leaf.claim = { agent: `agent-${i}`, since, expires_at };
+    byId.get(id.replace(/^s(\d+-\d+)-\d+$/, "m$1"))!.status = "in_progress";
+  }
+  byId.get("m5-8")!.blocked_by = ["m5-4"];
+  byId.get("p6")!.blocked_by = ["p5"];
+  return doc;
+}
+
+/** A stored task with the team fields. */
+interface TeamTask extends StoredTask {
+  tasks: TeamTask[];
+  parallel?: boolean;
+  blocked_by?: string[];
+  claim?: { agent: string; since: string; expires_at: string };
+}
