@@ -3,7 +3,7 @@
  * rows as a person sees them.
  */
 import type { Page } from "playwright-core";
-import { ok } from "../support/harness.ts";
+import { call, ok, type ToolResult } from "../support/harness.ts";
 import type { Client } from "../support/sdk_client.ts";
 
 /** Creates a small realistic plan in `sessionId` through MCP, starts its first leaf, and writes handoff documents. */
@@ -190,12 +190,12 @@ export const EVIL_AGENT = `<img src=x onerror="alert('agent')">`;
 /**
  * A team plan in `sessionId` through MCP, as a lead and its workers make it: a parallel root with
  * four leaves, the API guide blocked by the API; `backend` claims the API, `frontend` the sign-up
- * page (claimTask, the first ready leaf each). Returns the second claim's arguments and reply.
+ * page (claimTask, the first ready leaf each). Returns the second claim's arguments and whole reply.
  */
 export async function seedTeamPlan(
   client: Client,
   sessionId = "beta",
-): Promise<{ args: Record<string, unknown>; result: Record<string, unknown> }> {
+): Promise<{ args: Record<string, unknown>; result: ToolResult }> {
   await ok(client, "createTask", {
     sessionId,
     id: "launch",
@@ -212,8 +212,9 @@ export async function seedTeamPlan(
   const backend = await ok<{ task: { id: string } }>(client, "claimTask", { sessionId, agent: "backend" });
   if (backend.task.id !== "api") throw new Error(`backend claimed ${backend.task.id}`);
   const args = { sessionId, agent: "frontend" };
-  const result = await ok<{ task: { id: string } }>(client, "claimTask", args);
-  if (result.task.id !== "signup") throw new Error(`frontend claimed ${result.task.id}`);
+  const result = await call(client, "claimTask", args);
+  const claimed = (result.structuredContent as { task?: { id: string } } | undefined)?.task?.id;
+  if (result.isError || claimed !== "signup") throw new Error(`frontend claimed ${claimed}`);
   return { args, result };
 }
 
