@@ -22,7 +22,11 @@ export function refreshLeases(root: ParentNode, now: number): void {
   }
 }
 
-/** Redraws the claims of `doc` every {@link LEASE_TICK_MS} with the viewer's clock. */
+/**
+ * Redraws the claims of `doc` with the viewer's clock now (a page rendered by the server was drawn
+ * with the server's) and every {@link LEASE_TICK_MS} from then on.
+ */
 export function keepLeasesCurrent(doc: Document): void {
+  refreshLeases(doc, Date.now());
   setInterval(() => refreshLeases(doc, Date.now()), LEASE_TICK_MS);
 }

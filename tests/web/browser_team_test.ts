@@ -112,3 +112,28 @@ Deno.test("an agent name with markup is refused by the name rule and changes not
   assert.deepEqual(record.dialogs, []);
   assert.deepEqual(record.errors, []);
 });
+
+Deno.test("lease time left is counted by the viewer's clock: a browser 40 minutes ahead shows the leases stale at once", async () => {
+  await using server = await spawnServer();
+  await using mcp = await connectHttp(`${server.url}/mcp`);
+  await seedTeamPlan(mcp.client);
+  await using browser = await launchBrowser();
+  await using tab = await newPage(browser);
+  const { page, record } = tab;
+  await page.clock.setSystemTime(Date.now() + 40 * 60_000);
+  await page.goto(`${server.url}/?session=beta`);
+  const row = (id: string) => page.locator(`#session .tree li[data-id="${id}"]`);
+  // The server drew the page with its own clock ("29m 59s left"); the viewer's says otherwise.
+  // The page's script has run by the load event, so this is before any tick of the lease clock.
+  assert.match(await row("api").locator(".claim").getAttribute("class") ?? "", /\bstale\b/);
+  assert.match(
+    await row("api").locator(".lease").textContent() ?? "",
+    /^stale, ended (9m 5\ds|10m 0\ds) ago$/,
+  );
+  assert.match(await row("signup").locator(".claim").getAttribute("class") ?? "", /\bstale\b/);
+  assert.match(
+    await page.locator('#agents li[data-id="api"] .claim').getAttribute("class") ?? "",
+    /\bstale\b/,
+  );
+  assert.deepEqual(record.errors, []);
+});
