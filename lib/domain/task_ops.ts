@@ -228,10 +228,14 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
   const result: Partial<StartResult> = {};
   const agent = actor.agent;
   if (leaf.status === "in_progress" && holderOf(leaf) === agent) {
-    notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
-    if (agent !== undefined) {
+    if (agent === undefined) notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
+    else {
       tree.setField(leaf, "claim", claimFor({ ...actor, agent }, leaf.claim?.since));
-      notes.push(`Lease renewed until ${leaf.claim!.expires_at}.`);
+      notes.push(
+        `"${leaf.name}" (${leaf.id}) is still yours (agent "${agent}"): lease renewed until ${
+          leaf.claim!.expires_at
+        }.`,
+      );
       result.renewed = true;
     }
   } else {
@@ -249,7 +253,8 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
         }.`,
       );
     }
-    tree.setField(leaf, "claim", agent === undefined ? undefined : claimFor({ ...actor, agent }));
+    if (agent !== undefined) tree.setField(leaf, "claim", claimFor({ ...actor, agent }));
+    else if (leaf.claim) tree.setField(leaf, "claim", undefined);
     tree.setAndSettle(leaf, "in_progress");
   }
   const path = tree.pathTo(leaf);
@@ -258,9 +263,11 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
   const criteria = aggregate(path, "completion_criteria");
   const constraints = aggregate(path, "constraints");
   const lines = [
-    leaf === task
-      ? `Started "${leaf.name}" (${leaf.id})${agent === undefined ? "" : ` for agent "${agent}"`}.`
-      : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
+    ...(result.renewed ? [] : [
+      leaf === task
+        ? `Started "${leaf.name}" (${leaf.id})${agent === undefined ? "" : ` for agent "${agent}"`}.`
+        : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
+    ]),
     ...notes,
   ];
   if (criteria.length) lines.push("", "Completion criteria:", ...criteria.map((c) => `- ${c}`));
