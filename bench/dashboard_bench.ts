@@ -18,7 +18,7 @@ import { connectHttp } from "../tests/http/http_support.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
-import { bigPlanDocument } from "../tests/web/web_support.ts";
+import { bigPlanDocument, bigTeamPlanDocument } from "../tests/web/web_support.ts";
 
 const HEADING = "## Dashboard";
 const note = (line: string) => console.error(`[bench:dashboard] ${line}`);
@@ -83,6 +83,8 @@ async function eventLatency(extra: number, samples: number): Promise<number[]> {
 
 interface LoadResult {
   tasks: number;
+  /** What the session holds besides its tasks (e.g. `4 agents`). */
+  label: string;
   /** Navigation timing per sample: first byte of the answer, DOM ready, end of the load event. */
   firstByte: number[];
   domReady: number[];
@@ -94,12 +96,15 @@ interface LoadResult {
 }
 
 /** First loads of each document's page, interleaved (so the machine's load falls on all alike). */
-async function firstLoads(docs: { tasks: number; doc: Record<string, unknown> }[], samples: number) {
+async function firstLoads(
+  docs: { tasks: number; label?: string; doc: Record<string, unknown> }[],
+  samples: number,
+) {
   const dir = await Deno.makeTempDir();
   const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
   try {
     const results: LoadResult[] = [];
-    for (const [i, { tasks, doc }] of docs.entries()) {
+    for (const [i, { tasks, label, doc }] of docs.entries()) {
       await Deno.writeTextFile(`${dir}/tasks${i}.json`, JSON.stringify(doc));
       const server = await spawnServer({ env: { FILE_PATH: `${dir}/tasks${i}.json` } });
       servers.push(server);
@@ -112,6 +117,7 @@ async function firstLoads(docs: { tasks: number; doc: Record<string, unknown> }[
         (await (await fetch(`${server.url}/api/view?session=bench`)).arrayBuffer()).byteLength;
       results.push({
         tasks,
+        label: label ?? "",
         firstByte: [],
         domReady: [],
         loaded: [],
@@ -177,11 +183,13 @@ if (import.meta.main) {
     note(`event latency with ${pages} open pages`);
     latency.push([pages, await eventLatency(pages - 1, samples)]);
   }
-  note("first loads, 100 and 10,000 tasks");
+  note("first loads, 100 and 10,000 tasks, and 10,000 with 4 agents at work");
   const first = await firstLoads([
     { tasks: 100, doc: bigPlanDocument("bench", 1, 9, 10) },
     { tasks: 10_000, doc: bigPlanDocument("bench") },
+    { tasks: 10_000, label: "4 agents", doc: bigTeamPlanDocument("bench") },
   ], loads);
+  const name = (r: LoadResult) => `${r.tasks.toLocaleString("en-US")}${r.label ? `, ${r.label}` : ""}`;
   const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
   const text = [
     HEADING,
@@ -207,8 +215,9 @@ if (import.meta.main) {
       } |`
     ),
     "",
-    "- First load: a fresh browser context per sample (nothing cached), JSON file store, the two sizes",
-    "  interleaved; times are the browser's navigation timing from the start of the navigation to the first",
+    "- First load: a fresh browser context per sample (nothing cached), JSON file store, the sessions",
+    "  interleaved (`4 agents`: a team at work, tests/web/web_support.ts `bigTeamPlanDocument`: four held",
+    "  leaves with leases, a parallel phase, a blocked milestone and a blocked phase); times are the browser's navigation timing from the start of the navigation to the first",
     "  byte of the answer, to the DOM being ready (the path in progress is in the HTML, so it shows then),",
     "  and to the end of the load event. A fresh context also starts a new renderer process (part of the",
     "  time between the first byte and the DOM being ready on this busy machine). Bytes are uncompressed.",
@@ -216,7 +225,7 @@ if (import.meta.main) {
     "| tasks | samples | first byte p50 / p99 ms | DOM ready p50 / p99 ms | loaded p50 / p99 ms |",
     "| --- | --- | --- | --- | --- |",
     ...first.map((r) =>
-      `| ${r.tasks.toLocaleString("en-US")} | ${r.loaded.length} | ${
+      `| ${name(r)} | ${r.loaded.length} | ${
         [r.firstByte, r.domReady, r.loaded].map((s) =>
           `${fmt(percentile(s, 50))} / ${fmt(percentile(s, 99))}`
         )
@@ -227,9 +236,9 @@ if (import.meta.main) {
     "| tasks | HTML bytes | script + styles + icon bytes | `/api/view` bytes | rows in the DOM |",
     "| --- | --- | --- | --- | --- |",
     ...first.map((r) =>
-      `| ${r.tasks.toLocaleString("en-US")} | ${r.htmlBytes.toLocaleString("en-US")} | ${
-        r.assetBytes.toLocaleString("en-US")
-      } | ${r.viewBytes.toLocaleString("en-US")} | ${r.rows} |`
+      `| ${name(r)} | ${r.htmlBytes.toLocaleString("en-US")} | ${r.assetBytes.toLocaleString("en-US")} | ${
+        r.viewBytes.toLocaleString("en-US")
+      } | ${r.rows} |`
     ),
   ].join("\n");
   console.log(text);

@@ -1,13 +1,14 @@
 /**
- * `deno task screenshot`: starts a server with a small realistic plan (made through MCP, as an agent
- * would), opens the dashboard in the same Chromium the tests use, and saves docs/dashboard.png.
+ * `deno task screenshot`: starts a server with small realistic plans (made through MCP, as agents
+ * would: a team plan where two agents hold tasks and one task is blocked), opens the dashboard in the
+ * same Chromium the tests use, and saves docs/dashboard.png.
  */
 import { fileURLToPath } from "node:url";
 import { connectHttp } from "../tests/http/http_support.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
-import { seedPlan } from "../tests/web/web_support.ts";
+import { seedPlan, seedTeamPlan } from "../tests/web/web_support.ts";
 
 const OUT = fileURLToPath(new URL("../docs/dashboard.png", import.meta.url));
 
@@ -20,6 +21,7 @@ await ok(mcp.client, "completeTask", {
   resolution: "Changelog drafted from the 42 merged PRs",
 });
 await ok(mcp.client, "startTask", { sessionId: "release-2.0", id: "notes-review" });
+await seedTeamPlan(mcp.client, "beta");
 await ok(mcp.client, "createTask", {
   sessionId: "docs-site",
   name: "Refresh the documentation site",
@@ -27,8 +29,8 @@ await ok(mcp.client, "createTask", {
 });
 
 await using browser = await launchBrowser();
-await using tab = await newPage(browser, { viewport: { width: 1400, height: 600 } });
-await tab.page.goto(`${server.url}/?session=release-2.0`);
+await using tab = await newPage(browser, { viewport: { width: 1400, height: 720 } });
+await tab.page.goto(`${server.url}/?session=beta`);
 await tab.page.waitForSelector("#live[data-state=live]");
 await tab.page.screenshot({ path: OUT, fullPage: false });
 console.error(`saved ${OUT}`);

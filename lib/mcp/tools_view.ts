@@ -27,15 +27,17 @@ const viewSessionTool = defineTool({
     open: z.array(TaskIdSchema).max(MAX_OPEN).optional().describe("Tasks to show unfolded"),
     changes: z.array(z.object({ id: TaskIdSchema, change: TaskRowSchema.shape.change.unwrap() }))
       .max(LIMITS.tasksPerCall).optional().describe("What the call shown did, by task"),
+    focus: TaskIdSchema.optional().describe("The leaf in progress to centre on (the one the call started)"),
   }),
   output: SessionViewSchema,
   annotations: READ_ONLY,
-  async run({ sessionId, open, changes }, { store }) {
+  async run({ sessionId, open, changes, focus }, { store }) {
     const marks = new Map<string, TaskChange>((changes ?? []).map((c) => [c.id, c.change]));
     const view = await store.readTree(
       sessionId,
       (tree) =>
-        tree && sessionViewWithin(store.namespace, sessionId, tree, { open: open ?? [], changes: marks }),
+        tree &&
+        sessionViewWithin(store.namespace, sessionId, tree, { open: open ?? [], changes: marks, focus }),
     );
     if (!view) fail("NOT_FOUND", `No session "${sessionId}".`);
     const doing = view.focus ? `; in progress: ${view.focus.name}` : "";

@@ -1,8 +1,10 @@
 /**
  * Keeping one read of the chat view small: a session view or a page of rows that fits in a byte
  * budget, whatever the session holds (names and rules at their length limits, 1,000 siblings,
- * 12 levels). Narrower sibling windows first, then the rules of the task in progress, then every
- * row off the path; what is left out says so and loads on demand (rows) or is counted (rules).
+ * 12 levels, 50 blockers a task, agents at work). Narrower sibling windows first, then the paths to
+ * other agents' leaves, then the rules of the task in progress, then every row off the path, then
+ * the names of blockers, then agents at work from the end; what is left out says so and loads on
+ * demand (rows), is counted (rules, agents) or shows by id (blockers).
  */
 import type { TaskTree } from "../domain/task_tree.ts";
 import { buildSessionView, type SessionViewOptions } from "./build.ts";
@@ -38,12 +40,36 @@ export function sessionViewWithin(
     view = buildSessionView(namespace, id, tree, { ...options, window });
     if (jsonBytes(view) <= maxBytes) return view;
   }
-  view = view!;
+  view = buildSessionView(namespace, id, tree, { ...options, window: WINDOWS.at(-1)!, held: false });
+  if (jsonBytes(view) <= maxBytes) return view;
   if (view.focus) {
     view = { ...view, focus: shrinkFocus(view.focus, maxBytes - jsonBytes({ ...view, focus: null })) };
   }
   if (jsonBytes(view) <= maxBytes) return view;
-  return { ...view, rows: view.rows.filter((row) => row.kind === "task" && row.on_path) };
+  view = { ...view, rows: view.rows.filter((row) => row.kind === "task" && row.on_path) };
+  if (jsonBytes(view) <= maxBytes) return view;
+  view = { ...view, rows: view.rows.map(withoutBlockerNames) };
+  return trimAgents(view, maxBytes);
+}
+
+/** A row whose blockers show by id only. */
+function withoutBlockerNames(row: Row): Row {
+  return row.kind === "task" && row.blocked_by
+    ? { ...row, blocked_by: row.blocked_by.map((b) => ({ id: b.id, name: "" })) }
+    : row;
+}
+
+/** The view with agents at work dropped from the end (and counted) until it fits `maxBytes`. */
+function trimAgents(view: SessionView, maxBytes: number): SessionView {
+  const agents = [...view.agents];
+  let more = view.agents_more ?? 0;
+  let out = view;
+  while (agents.length > 0 && jsonBytes(out) > maxBytes) {
+    agents.pop();
+    more++;
+    out = { ...view, agents: [...agents], agents_more: more };
+  }
+  return out;
 }
 
 /** The focus with rules dropped from the end (inherited ones kept before own) until it fits `room`. */

@@ -7,6 +7,8 @@ import type { Task } from "../domain/schemas.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { focusTask, type FoldOptions, foldTree } from "./fold.ts";
+import { AGENTS_SHOWN } from "./model.ts";
+import { agentsAtWork, heldBy, heldLeaves } from "./team.ts";
 import type {
   DocumentView,
   Focus,
@@ -20,7 +22,7 @@ import type {
 /** Longest work summary shown; the rest is cut (the full text stays in the store). */
 export const WORK_SUMMARY_SHOWN = 2000;
 
-/** A session in a list: done/total and the task in progress. */
+/** A session in a list: done/total, the task in progress and the agents holding leaves. */
 export function summarizeSession(namespace: string, id: string, tree: TaskTree): SessionSummary {
   return {
     namespace,
@@ -28,6 +30,7 @@ export function summarizeSession(namespace: string, id: string, tree: TaskTree):
     done: tree.counts.done,
     total: tree.size,
     active: tree.activeLeaves()[0]?.name ?? null,
+    agents: heldLeaves(tree).slice(0, AGENTS_SHOWN).map((held) => held.holder),
   };
 }
 
@@ -37,14 +40,17 @@ export interface SessionViewOptions extends FoldOptions {
   history?: HistoryView | null;
 }
 
-/** How a session is shown: totals, rows folded around the focus, the task in progress, the history. */
+/**
+ * How a session is shown: totals, rows folded around the focus, the task in progress, the history,
+ * and the agents at work.
+ */
 export function buildSessionView(
   namespace: string,
   id: string,
   tree: TaskTree,
   options: SessionViewOptions = {},
 ): SessionView {
-  const focus = focusTask(tree);
+  const focus = focusTask(tree, options.focus);
   return {
     namespace,
     id,
@@ -54,6 +60,7 @@ export function buildSessionView(
     focus: focus?.active ? focusOf(tree, focus.task) : null,
     next: focus && !focus.active ? { id: focus.task.id, name: focus.task.name } : null,
     history: options.history ?? null,
+    ...agentsAtWork(tree),
   };
 }
 
@@ -62,7 +69,7 @@ export function focusOf(tree: TaskTree, task: Task): Focus {
   const path = tree.pathTo(task);
   const rules = (key: "completion_criteria" | "constraints"): Rule[] =>
     path.flatMap((t) => (t[key] ?? []).map((text) => ({ text, from_id: t.id, from_name: t.name })));
-  return {
+  const focus: Focus = {
     id: task.id,
     name: task.name,
     description: task.description,
@@ -70,6 +77,9 @@ export function focusOf(tree: TaskTree, task: Task): Focus {
     criteria: rules("completion_criteria"),
     constraints: rules("constraints"),
   };
+  const claim = heldBy(task);
+  if (claim) focus.claim = claim;
+  return focus;
 }
 
 /** A progress document's four fields as lists of text (strings as they are, other JSON as JSON text). */

@@ -20,6 +20,8 @@ export interface CallEffect {
   sessionId: string | undefined;
   /** Task id → what the call did to it, in the order found. */
   changes: Record<string, TaskChange>;
+  /** The leaf the call started or claimed (the view centres on it when several are in progress). */
+  focus?: string;
 }
 
 /** The session a tool uses when its arguments name none (the task and history tools). */
@@ -48,6 +50,7 @@ function list(value: unknown): unknown[] {
 function toolOf(call: SeenCall): string | undefined {
   const r = call.result ?? {};
   if ("started_tasks" in r) return "startTask";
+  if ("waiting_on" in r) return "claimTask";
   if ("progress_summary" in r) return "completeTask";
   if ("marked" in r) return "mark_task_as_done";
   if ("restored_from" in r) return "restore_tasks";
@@ -71,9 +74,12 @@ export function effectOf(call: SeenCall): CallEffect {
   };
   if (result.error !== undefined) return { sessionId, changes };
   switch (tool) {
-    case "startTask":
+    case "startTask": {
       for (const started of list(result.started_tasks)) mark(record(started)?.id, "started");
+      const focus = text(record(result.task)?.id);
+      if (focus !== undefined) return { sessionId, changes, focus };
       break;
+    }
     case "completeTask":
       mark(args.id, "completed");
       break;

@@ -3,19 +3,23 @@
  * folded part when it is opened. A big tree never turns into all its rows at once.
  *
  * Unfolded: every task on the path from a root to the task in progress (or, with none in progress,
- * to the next task), and the tasks named in `open`. Everything else with subtasks is folded and
+ * to the next task), the paths to the leaves agents hold (README "Teams of agents"), and the tasks
+ * named in `open`. Everything else with subtasks is folded and
  * shows its counts. Of a long list of siblings only a window is shown ({@link SIBLING_WINDOW}, around
  * the one on the path); the rest become "more" rows that load in pages ({@link PAGE_ROWS}).
  */
 import type { Task } from "../domain/schemas.ts";
 import { nextTask } from "../domain/task_ops.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
-import type { MoreRow, Row, TaskChange, TaskRow } from "./model.ts";
+import { AGENTS_SHOWN, type MoreRow, type Row, type TaskChange, type TaskRow } from "./model.ts";
+import { blockedMark, heldBy, heldLeaves } from "./team.ts";
 
 /** Siblings shown per list before the rest is folded into "more" rows. */
 export const SIBLING_WINDOW = 50;
 /** Siblings shown before the one on the path, when a window is needed. */
 export const WINDOW_BEFORE = 10;
+/** Siblings shown around another agent's leaf, in a list unfolded only to show it. */
+export const HELD_WINDOW = 7;
 /** Rows one opened folded part or "more" row returns at most. */
 export const PAGE_ROWS = 100;
 /** Ids of user-opened tasks honoured per request. */
@@ -41,8 +45,15 @@ export class DoneCounts {
   }
 }
 
-/** The task the view centres on: the leaf in progress, else the next unfinished leaf, else none. */
-export function focusTask(tree: TaskTree): { task: Task; active: boolean } | undefined {
+/**
+ * The task the view centres on: the leaf in progress (`prefer`, when it names one: with agents at
+ * work, the one a call started), else the next unfinished leaf, else none.
+ */
+export function focusTask(tree: TaskTree, prefer?: string): { task: Task; active: boolean } | undefined {
+  const preferred = prefer === undefined ? undefined : tree.get(prefer);
+  if (preferred?.status === "in_progress" && preferred.tasks.length === 0) {
+    return { task: preferred, active: true };
+  }
   const active = tree.activeLeaves()[0];
   if (active) return { task: active, active: true };
   const next = nextTask(tree);
@@ -60,12 +71,16 @@ export interface FoldOptions {
    * a smaller window keeps a read small (lib/view/budget.ts).
    */
   window?: number;
+  /** The leaf in progress to centre on when several are (see {@link focusTask}). */
+  focus?: string;
+  /** Unfold the paths to the leaves agents hold (default true; a view that must shrink drops them). */
+  held?: boolean;
 }
 
 /** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
 export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
   const counts = new DoneCounts(tree);
-  const focus = focusTask(tree);
+  const focus = focusTask(tree, options.focus);
   const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
   const open = new Set<string>();
   for (const id of options.open ?? []) {
@@ -78,24 +93,35 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     const parent = task && tree.parentOf(task);
     if (parent) { for (const t of tree.pathTo(parent)) open.add(t.id); }
   }
-  const activeId = focus?.active ? focus.task.id : undefined;
+  // The paths to other agents' leaves: unfolded, with a narrower window where nothing else is shown.
+  const held = new Set<string>();
+  if (options.held ?? true) {
+    for (const { task } of heldLeaves(tree).slice(0, AGENTS_SHOWN)) {
+      for (const t of tree.pathTo(task)) held.add(t.id);
+    }
+  }
   const changes = options.changes;
   const window = Math.max(1, options.window ?? SIBLING_WINDOW);
-  const before = Math.min(WINDOW_BEFORE, Math.floor((window - 1) / 2));
   const rows: Row[] = [];
   const level = (list: readonly Task[], depth: number, parentId: string | null) => {
-    const onPath = list.findIndex((t) => path.has(t.id) || open.has(t.id));
+    let at = list.findIndex((t) => path.has(t.id) || open.has(t.id));
+    let size = window;
+    if (at === -1) {
+      at = list.findIndex((t) => held.has(t.id));
+      if (at !== -1) size = Math.min(window, HELD_WINDOW);
+    }
+    const before = Math.min(WINDOW_BEFORE, Math.floor((size - 1) / 2));
     let from = 0;
     let to = list.length;
-    if (list.length > window) {
-      from = onPath === -1 ? 0 : Math.max(0, Math.min(onPath - before, list.length - window));
-      to = from + window;
+    if (list.length > size) {
+      from = at === -1 ? 0 : Math.max(0, Math.min(at - before, list.length - size));
+      to = from + size;
     }
     if (from > 0) rows.push(moreRow(depth, parentId, 0, from));
     for (let i = from; i < to; i++) {
       const task = list[i]!;
-      const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id));
-      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path, activeId });
+      const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id) || held.has(task.id));
+      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path });
       const change = changes?.get(task.id);
       if (change) row.change = change;
       rows.push(row);
@@ -133,10 +159,9 @@ export function childRows(tree: TaskTree, range: ChildRange): Row[] | undefined 
   const counts = new DoneCounts(tree);
   const focus = focusTask(tree);
   const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
-  const activeId = focus?.active ? focus.task.id : undefined;
   const rows: Row[] = [];
   for (let i = start; i < shown; i++) {
-    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path, activeId }));
+    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path }));
   }
   if (shown < end) rows.push(moreRow(depth, parentId, shown, end - shown));
   return rows;
@@ -148,9 +173,9 @@ function taskRow(
   task: Task,
   depth: number,
   parentId: string | null,
-  how: { unfold: boolean; path: ReadonlySet<string>; activeId: string | undefined },
+  how: { unfold: boolean; path: ReadonlySet<string> },
 ): TaskRow {
-  return {
+  const row: TaskRow = {
     kind: "task",
     id: task.id,
     name: task.name,
@@ -163,8 +188,12 @@ function taskRow(
     total: tree.subtreeSize(task),
     open: how.unfold,
     on_path: how.path.has(task.id),
-    active: task.id === how.activeId,
+    active: task.status === "in_progress" && task.tasks.length === 0,
   };
+  if (task.parallel) row.parallel = true;
+  const claim = heldBy(task);
+  if (claim) row.claim = claim;
+  return Object.assign(row, blockedMark(tree, task));
 }
 
 function moreRow(depth: number, parentId: string | null, offset: number, count: number): MoreRow {

@@ -8,7 +8,28 @@
 import { z } from "zod";
 import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
 
+/** Agents at work listed per session; the rest are counted. */
+export const AGENTS_SHOWN = 20;
+
 const Status = z.enum(["todo", "in_progress", "done"]);
+
+/**
+ * Who holds a leaf in progress and until when (README "Teams of agents"). Whether the lease is live
+ * is judged by the viewer's clock when drawn (text.ts `leaseLive`), never stored here.
+ */
+export const HolderSchema = z.object({ agent: z.string(), expires_at: z.string() });
+/** See {@link HolderSchema}. */
+export type Holder = z.infer<typeof HolderSchema>;
+
+/** An unfinished task another waits for; `name` is empty when it was cut to keep one read small. */
+export const BlockerSchema = z.object({ id: z.string(), name: z.string() });
+/** See {@link BlockerSchema}. */
+export type Blocker = z.infer<typeof BlockerSchema>;
+
+/** A leaf in progress held by an agent, live or stale: the session's agents at work. */
+export const AgentAtWorkSchema = HolderSchema.extend({ id: z.string(), name: z.string() });
+/** See {@link AgentAtWorkSchema}. */
+export type AgentAtWork = z.infer<typeof AgentAtWorkSchema>;
 
 /** One shown task of a folded tree, in tree order; `depth` 0 is a root. */
 export const TaskRowSchema = z.object({
@@ -30,8 +51,16 @@ export const TaskRowSchema = z.object({
   open: z.boolean(),
   /** On the path from a root to the task in progress (or, with none in progress, to the next one). */
   on_path: z.boolean(),
-  /** The leaf in progress. */
+  /** A leaf in progress (with agents at work, each holder's leaf is one). */
   active: z.boolean(),
+  /** Its subtasks may run at once, in any order, by several agents. */
+  parallel: z.literal(true).optional(),
+  /** The agent holding this leaf and its lease's end. */
+  claim: HolderSchema.optional(),
+  /** Unfinished tasks it waits for, its own blockers and its ancestors', the first few of them. */
+  blocked_by: z.array(BlockerSchema).optional(),
+  /** Unfinished blockers beyond those listed. */
+  blocked_more: z.number().int().positive().optional(),
   /** What the call being shown did to this task (the chat view marks it); absent on the dashboard. */
   change: z.enum(["started", "completed", "added", "changed"]).optional(),
 });
@@ -74,6 +103,8 @@ export const FocusSchema = z.object({
   rules_cut: z.number().int().positive().optional(),
   /** Whether the description was cut for the same reason. */
   description_cut: z.boolean().optional(),
+  /** The agent holding it. */
+  claim: HolderSchema.optional(),
 });
 /** See {@link FocusSchema}. */
 export type Focus = z.infer<typeof FocusSchema>;
@@ -94,6 +125,8 @@ export const SessionSummarySchema = z.object({
   total: z.number().int().nonnegative(),
   /** Name of the task in progress, if any. */
   active: z.string().nullable(),
+  /** The agents holding a leaf in progress (stale leases among them, judged when drawn), by name. */
+  agents: z.array(HolderSchema),
 });
 /** See {@link SessionSummarySchema}. */
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
@@ -109,6 +142,10 @@ export const SessionViewSchema = z.object({
   /** The next task when nothing is in progress; null when all is done or something is in progress. */
   next: z.object({ id: z.string(), name: z.string() }).nullable(),
   history: HistoryViewSchema.nullable(),
+  /** The leaves held by agents (live or stale), by agent name, the first {@link AGENTS_SHOWN}. */
+  agents: z.array(AgentAtWorkSchema),
+  /** Held leaves beyond those listed. */
+  agents_more: z.number().int().positive().optional(),
 });
 /** See {@link SessionViewSchema}. */
 export type SessionView = z.infer<typeof SessionViewSchema>;

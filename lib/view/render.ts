@@ -3,12 +3,17 @@
  * and its task in progress, the history, the progress documents and the recent works. Written once;
  * the server turns them into HTML, the dashboard's script and the chat view into DOM nodes.
  *
- * Class names and `data-*` attributes here are what the styles and the scripts rely on.
+ * Class names and `data-*` attributes here are what the styles and the scripts rely on. Lease times
+ * are drawn against `now` (the viewer's clock, in ms): an element with `data-expires` is a claim,
+ * marked `stale` once its lease has ended, and its `time.lease` says what is left (lease_dom.ts keeps
+ * both current between updates).
  */
 import type {
+  AgentAtWork,
   DocumentView,
   Focus,
   HistoryView,
+  Holder,
   MoreRow,
   NamespaceView,
   Row,
@@ -17,7 +22,16 @@ import type {
   TaskRow,
   WorkView,
 } from "./model.ts";
-import { foldedLabel, moreLabel, progressLabel, STATUS_MARKS, STATUS_WORDS, timeLabel } from "./text.ts";
+import {
+  foldedLabel,
+  leaseLabel,
+  leaseLive,
+  moreLabel,
+  progressLabel,
+  STATUS_MARKS,
+  STATUS_WORDS,
+  timeLabel,
+} from "./text.ts";
 import { h, type VElement, type VNode } from "./vnode.ts";
 
 /** Deepest indentation class (`d-12`); deeper rows indent no further. */
@@ -68,6 +82,7 @@ export function progressBar(done: number, total: number): VElement {
 export function sessionList(
   namespaces: readonly NamespaceView[],
   selected?: { namespace: string; id: string },
+  now: number = Date.now(),
 ): VElement {
   const many = namespaces.length > 1;
   return h(
@@ -98,6 +113,12 @@ export function sessionList(
               progressBar(s.done, s.total),
               s.active !== null &&
                 h("span", { class: "session-active" }, `${STATUS_MARKS.in_progress} ${s.active}`),
+              s.agents.length > 0 &&
+                h(
+                  "span",
+                  { class: "session-agents", "aria-label": "Agents at work" },
+                  s.agents.map((holder) => claimNode(holder, now, false)),
+                ),
             );
           }),
         ),
@@ -120,20 +141,56 @@ export function sessionList(
   );
 }
 
+/**
+ * Who holds a leaf: `@agent` and, with `lease`, the time left on the lease at `now` (or that it is
+ * stale). Marked `stale` once the lease has ended.
+ */
+export function claimNode(holder: Holder, now: number, lease = true): VElement {
+  return h(
+    "span",
+    {
+      class: leaseLive(holder.expires_at, now) ? "claim" : "claim stale",
+      "data-agent": holder.agent,
+      "data-expires": holder.expires_at,
+    },
+    h("span", { class: "agent" }, `@${holder.agent}`),
+    lease && " ",
+    lease && h("time", { class: "lease", datetime: holder.expires_at }, leaseLabel(holder.expires_at, now)),
+  );
+}
+
+/** What a blocked task waits for: `waits for A, B +2 more` (a blocker cut to its id shows the id). */
+function blockedNode(row: TaskRow): VElement | null {
+  if (!row.blocked_by) return null;
+  return h(
+    "span",
+    { class: "blocked-by", title: "Blocked: waits for these to be done" },
+    "waits for ",
+    row.blocked_by.map((b, i) => [
+      i > 0 ? ", " : "",
+      h("span", { class: "blocker", "data-id": b.id }, b.name || b.id),
+    ]).flat(),
+    row.blocked_more !== undefined ? ` +${row.blocked_more} more` : "",
+  );
+}
+
 /** One row of the tree: a task (with a fold button when it has subtasks) or a "more" placeholder. */
-export function rowNode(row: Row): VElement {
-  return row.kind === "task" ? taskRowNode(row) : moreRowNode(row);
+export function rowNode(row: Row, now: number = Date.now()): VElement {
+  return row.kind === "task" ? taskRowNode(row, now) : moreRowNode(row);
 }
 
 function indent(depth: number): string {
   return `d-${Math.min(depth, MAX_INDENT)}`;
 }
 
-function taskRowNode(row: TaskRow): VElement {
+function taskRowNode(row: TaskRow, now: number): VElement {
   const classes = ["row", `s-${row.status}`, indent(row.depth)];
   if (row.on_path) classes.push("path");
   if (row.active) classes.push("active");
   if (row.change) classes.push(`ch-${row.change}`);
+  if (row.parallel) classes.push("parallel");
+  if (row.blocked_by) classes.push("blocked");
+  if (row.claim) classes.push("held");
   const folder = row.children > 0;
   return h(
     "li",
@@ -164,6 +221,9 @@ function taskRowNode(row: TaskRow): VElement {
     ),
     h("span", { class: "name" }, row.name),
     h("span", { class: "id" }, row.id),
+    row.parallel && h("span", { class: "parallel-mark", title: "Subtasks may run at once" }, "∥ parallel"),
+    row.claim && claimNode(row.claim, now),
+    blockedNode(row),
     row.change && h("span", { class: `change c-${row.change}` }, row.change),
     folder &&
       h(
@@ -190,12 +250,46 @@ function moreRowNode(row: MoreRow): VElement {
 }
 
 /** The rows as list items, in order. */
-export function rowNodes(rows: readonly Row[]): VElement[] {
-  return rows.map(rowNode);
+export function rowNodes(rows: readonly Row[], now: number = Date.now()): VElement[] {
+  return rows.map((row) => rowNode(row, now));
+}
+
+/** The agents holding leaves: each with its task and the time left on its lease (stale ones marked). */
+export function agentsPanel(
+  agents: readonly AgentAtWork[],
+  more: number | undefined,
+  now: number,
+): VElement | null {
+  if (agents.length === 0) return null;
+  return h(
+    "section",
+    { id: "agents", class: "agents", "aria-label": "Agents at work" },
+    h("h3", {}, "Agents at work"),
+    h(
+      "ul",
+      {},
+      agents.map((a) =>
+        h(
+          "li",
+          { "data-id": a.id },
+          claimNode(a, now),
+          " on ",
+          h("span", { class: "name" }, a.name),
+          " ",
+          h("span", { class: "id" }, a.id),
+        )
+      ),
+    ),
+    more !== undefined && h("p", { class: "empty" }, `${more} more held ${more === 1 ? "task" : "tasks"}.`),
+  );
 }
 
 /** The task in progress: its path, description, and the criteria and constraints that apply. */
-export function focusPanel(focus: Focus | null, next: SessionView["next"]): VElement {
+export function focusPanel(
+  focus: Focus | null,
+  next: SessionView["next"],
+  now: number = Date.now(),
+): VElement {
   if (!focus) {
     return h(
       "section",
@@ -240,6 +334,7 @@ export function focusPanel(focus: Focus | null, next: SessionView["next"]): VEle
       focus.path.map((step) => h("li", { "data-id": step.id }, step.name)),
     ),
     h("p", { class: "focus-name" }, h("span", { class: "mark" }, STATUS_MARKS.in_progress), " ", focus.name),
+    focus.claim && h("p", { class: "holder" }, "Held by ", claimNode(focus.claim, now)),
     focus.description !== "" &&
       h("p", { class: "description" }, focus.description + (focus.description_cut ? " …" : "")),
     rules("Completion criteria", "criteria", focus.criteria),
@@ -277,8 +372,8 @@ export function historyList(history: HistoryView | null): VElement | null {
   );
 }
 
-/** A session: heading with done/total, the task in progress, the folded tree, the history. */
-export function sessionPanel(view: SessionView): VElement {
+/** A session: heading with done/total, the agents at work, the task in progress, the folded tree, the history. */
+export function sessionPanel(view: SessionView, now: number = Date.now()): VElement {
   return h(
     "section",
     {
@@ -289,11 +384,12 @@ export function sessionPanel(view: SessionView): VElement {
     },
     h("h2", {}, view.id),
     progressBar(view.done, view.total),
-    focusPanel(view.focus, view.next),
+    agentsPanel(view.agents, view.agents_more, now),
+    focusPanel(view.focus, view.next, now),
     h("h3", {}, "Tasks"),
     view.rows.length === 0
       ? h("p", { class: "empty" }, "No tasks in this session.")
-      : h("ol", { class: "tree", "aria-label": "Tasks" }, rowNodes(view.rows)),
+      : h("ol", { class: "tree", "aria-label": "Tasks" }, rowNodes(view.rows, now)),
     historyList(view.history),
   );
 }

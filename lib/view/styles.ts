@@ -60,6 +60,20 @@ ul, ol { margin: 0; padding-left: 1.2rem; }
 .count { margin-left: auto; white-space: nowrap; }
 .change { font-size: .7rem; padding: 0 .3rem; border-radius: 3px; white-space: nowrap; background: var(--path); color: var(--accent); }
 .c-started { color: var(--doing); } .c-completed { color: var(--done); }
+.claim { font-size: .78rem; white-space: nowrap; }
+.row .id, .row .claim, .row .parallel-mark { flex-shrink: 0; }
+.agent { font-family: ui-monospace, monospace; color: var(--accent); font-weight: 600; }
+.lease { color: var(--muted); }
+.claim.stale .agent { color: var(--muted); text-decoration: line-through; }
+.claim.stale .lease { color: var(--doing); font-weight: 600; }
+.blocked-by { font-size: .75rem; color: var(--doing); }
+.blocked-by::before { content: "⊘ "; }
+.row.blocked .name { color: var(--muted); }
+.parallel-mark { font-size: .7rem; color: var(--accent); white-space: nowrap; }
+.agents ul { list-style: none; padding: 0; }
+.agents li { padding: .15rem 0; display: flex; flex-wrap: wrap; align-items: baseline; gap: .3rem; font-size: .88rem; }
+.holder { margin: .2rem 0; font-size: .85rem; color: var(--muted); }
+.session-agents { display: flex; flex-wrap: wrap; gap: .4rem; }
 ${
   Array.from({ length: 13 }, (_, d) =>
     `.d-${d} { padding-left: calc(.3rem + ${d} * var(--indent, 1.1rem)); }`).join("\n")

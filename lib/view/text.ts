@@ -2,6 +2,8 @@
  * Small text rules of the views: escaping, status marks and labels, counts. Pure; the dashboard's
  * script and the chat view bundle it too.
  */
+import type { Claim } from "../domain/schemas.ts";
+import { isLive } from "../domain/team.ts";
 import { MARKS } from "../domain/tree_text.ts";
 
 type Status = "todo" | "in_progress" | "done";
@@ -58,4 +60,29 @@ export function moreLabel(count: number): string {
 export function timeLabel(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso);
   return match ? `${match[1]} ${match[2]} UTC` : iso;
+}
+
+/**
+ * Whether a lease ending at `expiresAt` is live at `now` (ms since the epoch): the domain's rule
+ * (lib/domain/team.ts `isLive`), which reads only the end. An unreadable time counts as ended.
+ */
+export function leaseLive(expiresAt: string, now: number): boolean {
+  return isLive({ expires_at: expiresAt } as Claim, now);
+}
+
+/** A span of time, coarser as it grows: `45s`, `12m 05s`, `1h 05m`, `2d 3h`. */
+export function durationLabel(ms: number): string {
+  const s = Math.floor(Math.max(0, ms) / 1000);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor(s / 3600) % 24}h`;
+}
+
+/** What a lease has left at `now`: `12m 05s left`, or once it has ended `stale, ended 3m 00s ago`. */
+export function leaseLabel(expiresAt: string, now: number): string {
+  const end = Date.parse(expiresAt);
+  if (!Number.isFinite(end)) return "stale";
+  return now < end ? `${durationLabel(end - now)} left` : `stale, ended ${durationLabel(now - end)} ago`;
 }

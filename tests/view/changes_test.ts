@@ -81,3 +81,23 @@ Deno.test("effectOf trusts the reply's shape over the tool name the host gave (a
   });
   assert.deepEqual(effect.changes, { a1: "completed" });
 });
+
+Deno.test("effectOf reads claimTask: the tasks it started, the leaf to centre on; nothing ready marks nothing", () => {
+  const claimed = effectOf({
+    tool: "claimTask",
+    arguments: { sessionId: "s", agent: "frontend" },
+    result: {
+      task: { id: "ui", name: "UI" },
+      started_tasks: [{ id: "root", name: "R" }, { id: "ui", name: "UI" }],
+      claim: { agent: "frontend", since: "", expires_at: "" },
+      revision: 5,
+    },
+  });
+  assert.deepEqual(claimed, { sessionId: "s", changes: { root: "started", ui: "started" }, focus: "ui" });
+  const waiting = effectOf({
+    tool: "startTask",
+    arguments: { sessionId: "s", agent: "late" },
+    result: { task: null, message: "Nothing ready", waiting_on: [], blocked: [] },
+  });
+  assert.deepEqual(waiting, { sessionId: "s", changes: {} });
+});

@@ -3,7 +3,7 @@
  * rows as a person sees them.
  */
 import type { Page } from "playwright-core";
-import { ok } from "../support/harness.ts";
+import { call, ok, type ToolResult } from "../support/harness.ts";
 import type { Client } from "../support/sdk_client.ts";
 
 /** Creates a small realistic plan in `sessionId` through MCP, starts its first leaf, and writes handoff documents. */
@@ -80,6 +80,11 @@ export async function waitForUpdates(page: Page, count: number, timeout = 5000):
     count,
     { timeout },
   );
+}
+
+/** How many live updates the page has applied (`body[data-seq]`). */
+export async function updateCount(page: Page): Promise<number> {
+  return Number(await page.evaluate<string>(`document.body.dataset.seq ?? "0"`));
 }
 
 /** The little of the browser's globals these helpers touch (tests are type-checked without the DOM lib). */
@@ -177,4 +182,75 @@ export async function watchFor(page: Page, selector: string): Promise<(timeout?:
 /** Now on the clock {@link watchFor} uses. */
 export function now(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/** The agent name with markup the team tests try (refused by the name rule, never markup). */
+export const EVIL_AGENT = `<img src=x onerror="alert('agent')">`;
+
+/**
+ * A team plan in `sessionId` through MCP, as a lead and its workers make it: a parallel root with
+ * four leaves, the API guide blocked by the API; `backend` claims the API, `frontend` the sign-up
+ * page (claimTask, the first ready leaf each). Returns the second claim's arguments and whole reply.
+ */
+export async function seedTeamPlan(
+  client: Client,
+  sessionId = "beta",
+): Promise<{ args: Record<string, unknown>; result: ToolResult }> {
+  await ok(client, "createTask", {
+    sessionId,
+    id: "launch",
+    name: "Launch the beta",
+    parallel: true,
+    completion_criteria: ["Sign-up works end to end"],
+    tasks: [
+      { id: "api", name: "Build the API", completion_criteria: ["Every endpoint has a test"] },
+      { id: "signup", name: "Build the sign-up page" },
+      { id: "e2e", name: "Write the end-to-end tests" },
+      { id: "guide", name: "Write the API guide", blocked_by: ["api"] },
+    ],
+  });
+  const backend = await ok<{ task: { id: string } }>(client, "claimTask", { sessionId, agent: "backend" });
+  if (backend.task.id !== "api") throw new Error(`backend claimed ${backend.task.id}`);
+  const args = { sessionId, agent: "frontend" };
+  const result = await call(client, "claimTask", args);
+  const claimed = (result.structuredContent as { task?: { id: string } } | undefined)?.task?.id;
+  if (result.isError || claimed !== "signup") throw new Error(`frontend claimed ${claimed}`);
+  return { args, result };
+}
+
+/**
+ * {@link bigPlanDocument} as a team works it: phase 5 parallel, four agents each holding a leaf in
+ * progress (`agent-0` the usual active step, the others the first step of the next milestones) with
+ * leases ending `leaseMs` from now, milestone 5.8 blocked by 5.4, and every task of phase 6 blocked
+ * by phase 5 (each of its rows carries the mark).
+ */
+export function bigTeamPlanDocument(sessionId: string, leaseMs = 30 * 60_000): Record<string, unknown> {
+  const doc = bigPlanDocument(sessionId) as { sessions: Record<string, TeamTask[]> };
+  const phases = doc.sessions[sessionId]!;
+  const byId = new Map<string, TeamTask>();
+  const index = (t: TeamTask) => {
+    byId.set(t.id, t);
+    t.tasks.forEach(index);
+  };
+  phases.forEach(index);
+  const since = new Date().toISOString();
+  const expires_at = new Date(Date.now() + leaseMs).toISOString();
+  byId.get("p5")!.parallel = true;
+  for (const [i, id] of ["s5-4-50", "s5-5-0", "s5-6-0", "s5-7-0"].entries()) {
+    const leaf = byId.get(id)!;
+    leaf.status = "in_progress";
+    leaf.claim = { agent: `agent-${i}`, since, expires_at };
+    byId.get(id.replace(/^s(\d+-\d+)-\d+$/, "m$1"))!.status = "in_progress";
+  }
+  byId.get("m5-8")!.blocked_by = ["m5-4"];
+  byId.get("p6")!.blocked_by = ["p5"];
+  return doc;
+}
+
+/** A stored task with the team fields. */
+interface TeamTask extends StoredTask {
+  tasks: TeamTask[];
+  parallel?: boolean;
+  blocked_by?: string[];
+  claim?: { agent: string; since: string; expires_at: string };
 }

@@ -5,14 +5,15 @@
  * It talks to the chat host with the official `App` class of `@modelcontextprotocol/ext-apps`: the
  * host hands it the arguments and the result of a task tool, and it reads the session through the
  * host with the read-only view tools (`view_session`, `view_rows` for folded parts), then draws it
- * with the dashboard's renderer (lib/view) as DOM nodes. A newer result redraws in place. Agent text
- * is only ever set as text. It calls no tool that changes anything.
+ * with the dashboard's renderer (lib/view) as DOM nodes, lease times against the viewer's clock
+ * (redrawn every second). A newer result redraws in place. Agent text is only ever set as text. It calls no tool that changes anything.
  */
 import { App, applyDocumentTheme } from "@modelcontextprotocol/ext-apps/app-with-deps";
 import { effectOf } from "../../view/changes.ts";
 import { toDom } from "../../view/dom.ts";
 import type { ChildrenView, SessionView, TaskChange } from "../../view/model.ts";
 import { changeSummary, noSessionPanel, sessionPanel } from "../../view/render.ts";
+import { keepLeasesCurrent } from "../../view/lease_dom.ts";
 import { listenTree, type RowLoader } from "../../view/tree_dom.ts";
 
 /** Performance marks around each update (the benchmark and the tests read them). */
@@ -66,6 +67,7 @@ async function show(result: Record<string, unknown> | undefined): Promise<void> 
       sessionId: effect.sessionId,
       open: [...opened],
       changes,
+      ...(effect.focus === undefined ? {} : { focus: effect.focus }),
     });
     if (mine !== generation) return;
     shown = effect.sessionId;
@@ -94,6 +96,7 @@ app.ontoolresult = (params) => {
 };
 app.onhostcontextchanged = (context) => theme(context);
 listenTree(document, loadRows, opened);
+keepLeasesCurrent(document);
 
 await app.connect();
 theme(app.getHostContext());

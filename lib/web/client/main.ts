@@ -4,12 +4,14 @@
  *
  * The page arrives rendered; this script opens and folds parts of the tree (reading them through the
  * JSON routes) and keeps the page live: on each `change` event it reads the view again and renders it
- * with the same element descriptions the server used (lib/view/render.ts), as DOM nodes. Agent text is
- * only ever set as text. It reads; it changes nothing.
+ * with the same element descriptions the server used (lib/view/render.ts), as DOM nodes, lease times
+ * against the viewer's clock (redrawn every second, lib/view/lease_dom.ts). Agent text is only ever
+ * set as text. It reads; it changes nothing.
  */
 import { toDom } from "../../view/dom.ts";
 import type { ChildrenView, PageView } from "../../view/model.ts";
 import { documentsPanel, noSessionPanel, sessionList, sessionPanel, worksPanel } from "../../view/render.ts";
+import { keepLeasesCurrent } from "../../view/lease_dom.ts";
 import { listenTree, type RowLoader } from "../../view/tree_dom.ts";
 
 /** Ids the person unfolded (kept unfolded across live updates). */
@@ -107,4 +109,5 @@ function listen(): void {
 }
 
 listenTree(document, loadRows, opened);
+keepLeasesCurrent(document);
 listen();
