@@ -43,6 +43,8 @@ export async function openStore(
     const kv = config.kvPath ?? "(Deno Deploy default)";
     const store = await KvStore.open(config.kvPath, {
       historySize: config.historySize,
+      onBusy: (error) =>
+        log.warn("Deno KV is busy (another process holds it); waiting to open it", { kv, error }),
       onSweep: ({ deleted, kept, error }) => {
         if (error !== undefined) {
           log.warn("cannot reclaim what interrupted writes left; trying again after the next change", {

@@ -39,7 +39,7 @@ import { type NamespaceOption, type Store, StoreOpenError, type StoreOptions } f
 import { Commit } from "./commit.ts";
 import { KvSpace, type SpaceImport } from "./kv_space.ts";
 import { DEFAULT_LAYOUT, NAMESPACE_TAG, NAMESPACES_VERSION } from "./layout.ts";
-import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
+import { AGAIN, ON_CONFLICT, retry, whenUnlocked } from "./retry.ts";
 import type { KvSessionStats } from "./sessions.ts";
 import { sweepAll, type SweepResult } from "./sweeper.ts";
 import { dropDeadLeases, Lease, LEASE_MS, livingOwners, lockDirOf } from "./liveness.ts";
@@ -52,6 +52,8 @@ export interface KvStoreOptions extends StoreOptions {
    * may still be alive (swept once their leases run out, if the store is still open then).
    */
   onSweep?: (result: SweepResult) => void;
+  /** Told once when the database is busy at open (another process holds it); the open waits and retries. */
+  onBusy?: (error: unknown) => void;
 }
 
 /** See the module doc. */
@@ -95,15 +97,22 @@ export class KvStore implements Store {
     const name = path ?? "(default)";
     const local = path !== undefined && path !== ":memory:" && !/^https?:\/\//i.test(path);
     if (local) await checkStorePlace(path, "KV_PATH");
+    // Several processes opening one new database at once, or another holding it, make SQLite answer
+    // "database is locked": wait and try again (ON_LOCKED) rather than refuse to start.
+    let told = false;
+    const onBusy = (error: unknown) => {
+      if (!told) options.onBusy?.(error);
+      told = true;
+    };
     let kv: Deno.Kv;
     try {
-      kv = await Deno.openKv(path);
+      kv = await whenUnlocked(() => Deno.openKv(path), onBusy);
     } catch (error) {
       throw new StoreOpenError(`Cannot open Deno KV ${name}: ${(error as Error).message}`, { cause: error });
     }
     let lease: Lease;
     try {
-      await kv.get(DEFAULT_LAYOUT.storeVersion);
+      await whenUnlocked(() => kv.get(DEFAULT_LAYOUT.storeVersion), onBusy);
       lease = await Lease.take(kv, local ? lockDirOf(path) : undefined);
     } catch (error) {
       kv.close();
