@@ -43,6 +43,7 @@ export async function openStore(
     const kv = config.kvPath ?? "(Deno Deploy default)";
     const store = await KvStore.open(config.kvPath, {
       historySize: config.historySize,
+      onRepair: (message) => log.warn("repaired names loaded from Deno KV", { kv, repair: message }),
       onBusy: (error) =>
         log.warn("Deno KV is busy (another process holds it); waiting to open it", { kv, error }),
       onSweep: ({ deleted, kept, error }) => {

@@ -52,6 +52,8 @@ export interface KvStoreOptions extends StoreOptions {
    * may still be alive (swept once their leases run out, if the store is still open then).
    */
   onSweep?: (result: SweepResult) => void;
+  /** Told of names read in a repaired form (stored by an older version with lone surrogates; old_names.ts). */
+  onRepair?: (message: string) => void;
   /** Told once when the database is busy at open (another process holds it); the open waits and retries. */
   onBusy?: (error: unknown) => void;
 }
@@ -83,8 +85,17 @@ export class KvStore implements Store {
       this.#serial.run(() => this.#closed ? Promise.resolve() : job()).catch(() => {});
     };
     const historySize = this.historySize;
+    const onRepair = options.onRepair;
     this.#spaces = new Spaces((namespace) =>
-      new KvSpace(kv, { namespace, historySize, run, change, defer, owner })
+      new KvSpace(kv, {
+        namespace,
+        historySize,
+        run,
+        change,
+        defer,
+        owner,
+        onRepair: onRepair && ((message) => onRepair(`namespace ${JSON.stringify(namespace)}: ${message}`)),
+      })
     );
   }
 
