@@ -53,6 +53,15 @@ function serverFactory({ config, log, store }: Runtime) {
     });
 }
 
+/** Closes the store on the way out; a failure there is logged, never a reason to exit otherwise. */
+async function closeStore({ store, log }: Runtime): Promise<void> {
+  try {
+    await store.close();
+  } catch (error) {
+    log.warn("closing the store failed", { error });
+  }
+}
+
 /** Serves stdio until its input ends; returns why it ended. */
 async function serveStdio(runtime: Runtime): Promise<string> {
   const { StdioTransport } = await import("./lib/mcp/stdio_transport.ts");
@@ -70,7 +79,7 @@ async function serveStdio(runtime: Runtime): Promise<string> {
   };
   runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
   await closed;
-  await runtime.store.close();
+  await closeStore(runtime);
   return failure ? `stdin could not be read (${failure.message})` : "stdin ended (a clean stop)";
 }
 
@@ -96,7 +105,7 @@ async function serveHttp(runtime: Runtime): Promise<string> {
   Deno.addSignalListener("SIGINT", stop);
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
   await server.finished;
-  await runtime.store.close();
+  await closeStore(runtime);
   return "the HTTP server stopped (a signal asked for a clean stop)";
 }
 
