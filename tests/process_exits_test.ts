@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { CONFIG, ROOT } from "./support/paths.ts";
+import { mainArgs, runToEnd, spawnServer } from "./support/server_process.ts";
 
 const MODULE = new URL("../lib/process_exits.ts", import.meta.url).href;
 const LOG = new URL("../lib/log.ts", import.meta.url).href;
@@ -79,4 +80,26 @@ console.log("still here");`,
   const stdout = await new Response(child.stdout).text();
   assert.equal((await child.status).code, 0);
   assert.equal(stdout, "still here\n");
+});
+
+Deno.test("a server's clean stop logs its exit code and reason: stdio at the end of its input, HTTP on a signal", async () => {
+  const stdio = await runToEnd(mainArgs(["--stdio"]));
+  assert.equal(stdio.code, 0, stdio.stderr);
+  const stdioExit = stdio.stderr.trim().split("\n").map((line) => JSON.parse(line)).at(-1);
+  assert.deepEqual([stdioExit.msg, stdioExit.exitCode, stdioExit.reason], [
+    "exiting",
+    0,
+    "stdin ended (a clean stop)",
+  ]);
+
+  const http = await spawnServer();
+  const { code, stderr } = await http.stop();
+  assert.equal(code, 0, stderr);
+  // (`deno run main.ts` without --http: the runtime's own "did you mean deno serve?" line comes first.)
+  const httpExit = stderr.trim().split("\n").filter((line) => line.startsWith("{")).map((line) =>
+    JSON.parse(line)
+  )
+    .at(-1);
+  assert.deepEqual([httpExit.msg, httpExit.exitCode], ["exiting", 0]);
+  assert.match(httpExit.reason, /signal/);
 });
