@@ -364,3 +364,29 @@ Deno.test("Deno KV: a start keeps what a live writer is staging and reclaims wha
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Deno KV: a writer that holds its lock file is alive even when its lease ran out (renewals held up by a busy database)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-kv-reclaim-" });
+  const path = `${dir}/store.sqlite`;
+  const writer = await KvStore.open(path);
+  const kv = await Deno.openKv(path);
+  try {
+    await writer.space("default").listSessions();
+    const [entry] = await Array.fromAsync(kv.list<Uint8Array>({ prefix: ["live"] }));
+    const owner = String(entry!.key[1]);
+    const lease = JSON.parse(new TextDecoder().decode(entry!.value));
+    assert.ok(typeof lease.lock === "string", "a store on a local KV_PATH holds a lock file");
+    await kv.set(entry!.key, new TextEncoder().encode(JSON.stringify({ ...lease, until: Date.now() - 1 })));
+    await stage(kv, "live-writer", owner);
+
+    const starting = await KvStore.open(path);
+    await starting.space("default").listSessions();
+    await starting.close();
+    assert.deepEqual(await staging(kv), { markers: ["live-writer"], tasks: ["live-writer"] });
+    assert.equal((await kv.get(entry!.key)).value !== null, true, "its lease is not dropped");
+  } finally {
+    kv.close();
+    await writer.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -3,11 +3,11 @@
  * staged without touching what a live one is staging (sweeper.ts).
  *
  * Each open store holds a lease `["live", owner]` = `{ until, lock?, machine?, pid?, started? }` and
- * renews it every third of {@link LEASE_MS}; closing deletes it. A lease past `until` is dead. A store
- * on a local `KV_PATH` also holds an exclusive advisory lock on a file of its own,
- * `<KV_PATH>-live/<owner>` (`lock`), which the operating system releases when the process dies however
- * it dies: a lease whose lock file can be locked by someone else is dead at once, so a restart right
- * after a crash reclaims everything. This needs no more than the read and write access the store has
+ * renews it every third of {@link LEASE_MS}; closing deletes it. A store on a local `KV_PATH` also
+ * holds an exclusive advisory lock on a file of its own, `<KV_PATH>-live/<owner>` (`lock`), which the
+ * operating system releases when the process dies however it dies: a lease whose lock file can be
+ * locked by someone else is dead at once (so a restart right after a crash reclaims everything), and
+ * one whose lock is held is alive, even past `until`. Otherwise a lease past `until` is dead. This needs no more than the read and write access the store has
  * anyway (`/proc` needs `--allow-all` under Deno 2). Where `/proc` can be read, the same holds on one
  * machine (same boot and PID namespace) for a lease whose process no longer runs, or runs with another
  * start time (a reused PID). Elsewhere (another machine, Deno Deploy) the lease runs out after
@@ -97,9 +97,12 @@ async function lockHeld(path: string): Promise<boolean | undefined> {
 
 /** Whether a lease read from the KV belongs to a live process, as far as this process can tell. */
 export async function leaseAlive(lease: LeaseValue | undefined, now = Date.now()): Promise<boolean> {
-  if (!lease || lease.until < now) return false;
+  if (!lease) return false;
+  // The lock file answers first: a writer whose renewals could not get through (a database held busy
+  // for longer than a lease) is still alive while it holds its lock.
   const held = lease.lock === undefined ? undefined : await lockHeld(lease.lock);
   if (held !== undefined) return held;
+  if (lease.until < now) return false;
   const self = identity();
   if (self && lease.machine === self.machine && lease.pid !== undefined) {
     return startTimeOf(lease.pid) === lease.started;
