@@ -7,6 +7,7 @@ import { type Config, loadConfig } from "./lib/config.ts";
 import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer } from "./lib/mcp/server.ts";
+import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
 import { openStore } from "./lib/store/open_store.ts";
 import type { Store } from "./lib/store/store.ts";
 
@@ -53,7 +54,17 @@ function serverFactory({ config, log, store }: Runtime) {
     });
 }
 
-async function serveStdio(runtime: Runtime): Promise<void> {
+/** Closes the store on the way out; a failure there is logged, never a reason to exit otherwise. */
+async function closeStore({ store, log }: Runtime): Promise<void> {
+  try {
+    await store.close();
+  } catch (error) {
+    log.warn("closing the store failed", { error });
+  }
+}
+
+/** Serves stdio until its input ends; returns why it ended. */
+async function serveStdio(runtime: Runtime): Promise<string> {
   const { StdioTransport } = await import("./lib/mcp/stdio_transport.ts");
   const server = serverFactory(runtime)(runtime.config.namespace);
   // Every line gets an answer; at the end of input the transport closes once the requests it has
@@ -61,12 +72,20 @@ async function serveStdio(runtime: Runtime): Promise<void> {
   const transport = new StdioTransport({ log: runtime.log });
   const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
   await server.connect(transport);
+  // A failure to read stdin ends the input like its end does: say which it was.
+  let failure: Error | undefined;
+  server.server.onerror = (error: Error) => {
+    failure ??= error;
+    runtime.log.warn("stdio transport error", { error });
+  };
   runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
   await closed;
-  await runtime.store.close();
+  await closeStore(runtime);
+  return failure ? `stdin could not be read (${failure.message})` : "stdin ended (a clean stop)";
 }
 
-async function serveHttp(runtime: Runtime): Promise<void> {
+/** Serves HTTP until a signal stops it; returns why it ended. */
+async function serveHttp(runtime: Runtime): Promise<string> {
   const [{ createApp }, { serveHttp: listen }] = await Promise.all([
     import("./lib/http/app.ts"),
     import("./lib/http/serve.ts"),
@@ -87,7 +106,8 @@ async function serveHttp(runtime: Runtime): Promise<void> {
   Deno.addSignalListener("SIGINT", stop);
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
   await server.finished;
-  await runtime.store.close();
+  await closeStore(runtime);
+  return "the HTTP server stopped (a signal asked for a clean stop)";
 }
 
 function logListening({ config, log, store, access }: Runtime, hostname: string, port?: number): void {
@@ -105,22 +125,25 @@ function logListening({ config, log, store, access }: Runtime, hostname: string,
   });
 }
 
-/** Starts the server the arguments and environment ask for; exits 1 with a clear message on a bad start. */
-export async function main(args: readonly string[]): Promise<void> {
+/**
+ * Starts the server the arguments and environment ask for, serves until a clean stop, and exits 0
+ * saying why it stopped (which also skips the runtime's "did you mean deno serve?" hint). Exits 1 with
+ * a clear message on a bad start. While it serves, nothing else ends it (lib/process_exits.ts).
+ */
+export async function main(args: readonly string[]): Promise<never> {
   let runtime: Runtime;
   try {
     runtime = await boot(args, (config) => (config.transport === "http" ? config.host : undefined));
   } catch (error) {
-    createLogger().error("cannot start", { error: (error as Error).message });
-    Deno.exit(1);
+    refuseStart(createLogger(), error);
   }
-  if (runtime.config.transport === "stdio") return await serveStdio(runtime);
+  keepServing(runtime.log);
+  if (runtime.config.transport === "stdio") exitWith(runtime.log, 0, await serveStdio(runtime));
   try {
-    await serveHttp(runtime);
+    exitWith(runtime.log, 0, await serveHttp(runtime));
   } catch (error) {
-    runtime.log.error("cannot start", { error: (error as Error).message });
     await runtime.store.close();
-    Deno.exit(1);
+    refuseStart(runtime.log, error);
   }
 }
 
@@ -184,15 +207,13 @@ export default {
     const listening = addr.transport === "tcp" || addr.transport === "udp"
       ? declarativeApp(addr.hostname, addr.port)
       : declarativeApp("localhost"); // a unix socket is local
-    listening.catch((error) => {
-      createLogger().error("cannot start", { error: (error as Error).message });
-      Deno.exit(1);
-    });
+    const log = createLogger();
+    listening.then(() => keepServing(log), (error) => refuseStart(log, error));
     // deno serve shuts down gracefully on a signal and so waits for every open connection, and a
     // connected MCP client keeps one open (its SSE stream) forever: end the connections, then exit.
     const stop = async () => {
       await served.stop?.();
-      Deno.exit(0);
+      exitWith(log, 0, "a signal asked for a clean stop");
     };
     Deno.addSignalListener("SIGINT", stop);
     if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
@@ -206,7 +227,6 @@ export default {
 if (import.meta.main) {
   if (Deno.args.includes("--stdio") || Deno.args.includes("--http") || Deno.build.standalone) {
     await main(Deno.args);
-    Deno.exit(0); // done serving; skip the runtime's "did you mean deno serve?" hint on the way out
   } else if (!envFlag("DENO_DEPLOYMENT_ID")) {
     setTimeout(() => served.declarative || main(Deno.args), 0);
   }

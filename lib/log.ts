@@ -32,7 +32,13 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const min = LOG_LEVELS.indexOf(options.level ?? "info");
   const encoder = new TextEncoder();
-  const write = options.write ?? ((line: string) => Deno.stderr.writeSync(encoder.encode(line + "\n")));
+  const write = options.write ?? ((line: string) => {
+    try {
+      Deno.stderr.writeSync(encoder.encode(line + "\n"));
+    } catch {
+      // stderr is gone (its reader closed it): a log line is never worth the process.
+    }
+  });
   const make = (bound: LogFields): Logger => {
     const log = (level: LogLevel) => (msg: string, fields: LogFields = {}) => {
       if (LOG_LEVELS.indexOf(level) < min) return;

@@ -15,7 +15,8 @@
  * {@link StoreOpenError}, later every change fails with it (reads go on with the last state read)
  * until the file is repaired. A `FILE_PATH` that is a symbolic link stays one: writes replace its
  * target. A file in task-orchestrator's format (a bare array) is kept as `<file>.orig` by the first
- * change, which writes it in this store's format.
+ * change, which writes it in this store's format. Names an older version stored with a lone surrogate
+ * load repaired and reported (old_names.ts); the next change writes them so.
  */
 import { DEFAULTS } from "../config.ts";
 import { watchFile } from "./change_feed.ts";
@@ -32,6 +33,7 @@ import {
   stampText,
   writeTarget,
 } from "./file_io.ts";
+import { mayHoldLoneSurrogates, repairOldNames } from "./old_names.ts";
 import { Serial } from "./serial.ts";
 import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
 import { Spaces, StateSpace } from "./state_space.ts";
@@ -230,6 +232,8 @@ export class JsonFileStore implements Store {
         }). Fix or move the file; it was left untouched.`,
       );
     }
+    const renames: string[] = [];
+    if (mayHoldLoneSurrogates(text)) json = repairOldNames(json, (message) => renames.push(message));
     const parsed = validateStoreFile(json);
     if (parsed.problem !== undefined) {
       throw new StoreOpenError(
@@ -238,7 +242,7 @@ export class JsonFileStore implements Store {
     }
     try {
       const { state, repairs } = StoreState.fromFile(parsed.data);
-      for (const repair of repairs) this.#onRepair(repair);
+      for (const repair of [...renames, ...repairs]) this.#onRepair(repair);
       return { state, bareArray: Array.isArray(parsed.data) };
     } catch (error) {
       throw new StoreOpenError(

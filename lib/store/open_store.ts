@@ -36,9 +36,39 @@ export async function openStore(
     return guardStore(store, log);
   }
   if (config.kvPath || options.onDeploy) {
-    const { KvStore } = await import("./kv/kv_store.ts");
-    const store = await KvStore.open(config.kvPath, { historySize: config.historySize });
-    log.info("store opened", { store: "kv", kv: config.kvPath ?? "(Deno Deploy default)" });
+    const [{ KvStore }, { LEASE_MS }] = await Promise.all([
+      import("./kv/kv_store.ts"),
+      import("./kv/liveness.ts"),
+    ]);
+    const kv = config.kvPath ?? "(Deno Deploy default)";
+    const store = await KvStore.open(config.kvPath, {
+      historySize: config.historySize,
+      onRepair: (message) => log.warn("repaired names loaded from Deno KV", { kv, repair: message }),
+      onBusy: (error) =>
+        log.warn("Deno KV is busy (another process holds it); waiting to open it", { kv, error }),
+      onSweep: ({ deleted, kept, error }) => {
+        if (error !== undefined) {
+          log.warn("cannot reclaim what interrupted writes left; trying again after the next change", {
+            kv,
+            keysDeleted: deleted,
+            error,
+          });
+        } else if (kept > 0) {
+          log.warn(
+            "cannot reclaim yet what writers that may still run staged; trying again once their leases run out",
+            {
+              kv,
+              keysDeleted: deleted,
+              writesKept: kept,
+              inSeconds: Math.ceil(LEASE_MS / 1000) + 1,
+            },
+          );
+        } else if (deleted > 0) {
+          log.info("reclaimed what interrupted writes left", { kv, keysDeleted: deleted });
+        }
+      },
+    });
+    log.info("store opened", { store: "kv", kv });
     return guardStore(store, log);
   }
   const { MemoryStore } = await import("./memory_store.ts");

@@ -87,7 +87,14 @@ for (
       WORK_CACHE_SIZE: "1000",
       CHECKLIST_NAMESPACE: namespace,
     };
-    const agents = await Promise.all(Array.from({ length: AGENTS }, () => spawnStdio({ env })));
+    // LOG_LEVEL=info and stderr kept: when a server ends before its input does, its log says why.
+    const agents = await Promise.all(
+      Array.from(
+        { length: AGENTS },
+        () => spawnStdio({ env: { ...env, LOG_LEVEL: "info" }, keepStderr: true }),
+      ),
+    );
+    const logs = () => agents.map((conn, i) => `server ${i}:\n${conn.stderr()}`).join("\n");
     try {
       const { task: plan } = await ok<{ task: Task }>(agents[0]!.client, "createTask", {
         sessionId: "plan",
@@ -99,7 +106,9 @@ for (
         works: new Set(),
         revisions: [],
       };
-      await Promise.all(agents.map((conn, i) => agent(conn, i, plan.id, acks)));
+      await Promise.all(agents.map((conn, i) => agent(conn, i, plan.id, acks))).catch((error) => {
+        throw new Error(`${(error as Error).message}\n${logs()}`, { cause: error });
+      });
 
       const views = await Promise.all(
         agents.map(async ({ client }) =>

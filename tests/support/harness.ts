@@ -73,25 +73,36 @@ export interface SpawnOptions {
   args?: string[];
   /** Working directory of the child; the project root by default. */
   cwd?: string;
+  /** {@link spawnStdio}: keep the child's stderr (its log, exit lines included) for `stderr()`; else dropped. */
+  keepStderr?: boolean;
+}
+
+/** A stdio server's connection; `stderr()` is what the server logged so far (with `keepStderr`). */
+export interface StdioConnection extends Connection {
+  stderr(): string;
 }
 
 /** A client talking to `deno run -A main.ts --stdio` over the child's stdin and stdout. */
-export async function spawnStdio(options: SpawnOptions = {}): Promise<Connection> {
+export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConnection> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: mainArgs(["--stdio", ...(options.args ?? [])]),
     env: serverEnv({ LOG_LEVEL: "warn", ...options.env }),
     cwd: options.cwd ?? ROOT,
-    stderr: "ignore",
+    stderr: options.keepStderr ? "pipe" : "ignore",
   });
+  let stderr = "";
+  const decoder = new TextDecoder();
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += decoder.decode(chunk, { stream: true })));
   const client = newClient();
   try {
     await client.connect(transport);
   } catch (error) {
     await transport.close();
-    throw error;
+    if (!options.keepStderr) throw error;
+    throw new Error(`${(error as Error).message}; the server logged:\n${stderr}`, { cause: error });
   }
-  return connection(client, () => client.close());
+  return { ...connection(client, () => client.close()), stderr: () => stderr };
 }
 
 /** A running HTTP server process with a connected client. */

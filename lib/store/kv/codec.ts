@@ -6,9 +6,11 @@
  * at `[...key, 1]`, `[...key, 2]`, … (see layout.ts), which Deno KV orders right after the key itself.
  * So a record of any size reads back with one ranged `list` (reader.ts), and a reader ignores stale
  * chunks past the count. Small metadata (a session meta, a version, a log entry, a garbage marker)
- * is a single value of plain JSON.
+ * is a single value of plain JSON. Values written by an older version may hold lone surrogates: they
+ * are read well-formed (old_names.ts).
  */
 import type { z } from "zod";
+import { mayHoldLoneSurrogates, type RenameReport, wellFormedValue } from "../old_names.ts";
 import { chunkKey } from "./layout.ts";
 
 /** Data bytes per value (the first adds a 4-byte header); leaves room under Deno KV's 64 KiB. */
@@ -40,13 +42,25 @@ export function chunkCount(first: Uint8Array): number {
   return new DataView(first.buffer, first.byteOffset, first.byteLength).getUint32(0);
 }
 
+/**
+ * JSON text read back, well-formed (see the module doc). `onRename` is told once that the text held a
+ * lone surrogate (this store writes JSON.stringify's text, which escapes exactly those), then of each
+ * object key renamed.
+ */
+function parseJson(text: string, onRename: RenameReport = () => {}): unknown {
+  const value = JSON.parse(text);
+  if (!mayHoldLoneSurrogates(text)) return value;
+  onRename("a value held a lone surrogate (stored by an older version); it is read with U+FFFD in its place");
+  return wellFormedValue(value, onRename);
+}
+
 /** Parses a record from its values in key order (first value first). */
-export function decodeRecord(chunks: readonly Uint8Array[]): unknown {
+export function decodeRecord(chunks: readonly Uint8Array[], onRename?: RenameReport): unknown {
   const first = chunks[0];
   if (!first) throw new Error("record has no value");
   const count = chunkCount(first);
   if (chunks.length < count) throw new Error(`record has ${chunks.length} of its ${count} chunks`);
-  if (count === 1) return JSON.parse(decoder.decode(first.subarray(4)));
+  if (count === 1) return parseJson(decoder.decode(first.subarray(4)), onRename);
   let length = first.length - 4;
   for (let i = 1; i < count; i++) length += chunks[i]!.length;
   const bytes = new Uint8Array(length);
@@ -56,7 +70,7 @@ export function decodeRecord(chunks: readonly Uint8Array[]): unknown {
     bytes.set(chunks[i]!, at);
     at += chunks[i]!.length;
   }
-  return JSON.parse(decoder.decode(bytes));
+  return parseJson(decoder.decode(bytes), onRename);
 }
 
 /** Encodes small JSON (metadata) as bytes. */
@@ -66,12 +80,19 @@ export function encodeJson(value: unknown): Uint8Array {
 
 /** Decodes {@link encodeJson}'s bytes. */
 export function decodeJson(bytes: Uint8Array): unknown {
-  return JSON.parse(decoder.decode(bytes));
+  return parseJson(decoder.decode(bytes));
 }
 
-/** Parses a record's values with `schema`; undefined when it does not match (bad JSON throws). */
-export function decodeRecordAs<T>(schema: z.ZodType<T>, chunks: readonly Uint8Array[]): T | undefined {
-  const parsed = schema.safeParse(decodeRecord(chunks));
+/**
+ * Parses a record's values with `schema`; undefined when it does not match (bad JSON throws).
+ * `onRename` is told of object keys that had to be renamed (old_names.ts).
+ */
+export function decodeRecordAs<T>(
+  schema: z.ZodType<T>,
+  chunks: readonly Uint8Array[],
+  onRename?: RenameReport,
+): T | undefined {
+  const parsed = schema.safeParse(decodeRecord(chunks, onRename));
   return parsed.success ? parsed.data : undefined;
 }
 

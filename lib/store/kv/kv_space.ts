@@ -32,6 +32,8 @@ export interface KvSpaceOptions {
   defer: (job: () => Promise<void>) => void;
   /** The store's lease name, written into the markers of what it stages (liveness.ts). */
   owner?: string;
+  /** Told of names read in a repaired form (old_names.ts). */
+  onRepair?: (message: string) => void;
 }
 
 /** What an import into this space must do around the one commit that publishes it. */
@@ -59,7 +61,7 @@ export class KvSpace implements Space {
     this.namespace = options.namespace;
     this.historySize = options.historySize;
     this.layout = namespaceLayout(options.namespace);
-    this.place = { kv, layout: this.layout, owner: options.owner };
+    this.place = { kv, layout: this.layout, owner: options.owner, onRepair: options.onRepair };
     this.#kv = kv;
     this.#run = options.run;
     this.#change = options.change ?? options.run;

@@ -39,11 +39,24 @@ import { type NamespaceOption, type Store, StoreOpenError, type StoreOptions } f
 import { Commit } from "./commit.ts";
 import { KvSpace, type SpaceImport } from "./kv_space.ts";
 import { DEFAULT_LAYOUT, NAMESPACE_TAG, NAMESPACES_VERSION } from "./layout.ts";
-import { AGAIN, ON_CONFLICT, retry } from "./retry.ts";
+import { AGAIN, ON_CONFLICT, retry, whenUnlocked } from "./retry.ts";
 import type { KvSessionStats } from "./sessions.ts";
-import { sweepAll } from "./sweeper.ts";
-import { dropDeadLeases, Lease, LEASE_MS, livingOwners } from "./liveness.ts";
+import { sweepAll, type SweepResult } from "./sweeper.ts";
+import { dropDeadLeases, Lease, LEASE_MS, livingOwners, lockDirOf } from "./liveness.ts";
 import { checkStorePlace } from "../file_io.ts";
+
+/** Options of {@link KvStore.open}. */
+export interface KvStoreOptions extends StoreOptions {
+  /**
+   * Told what each sweep at start did: keys deleted, and staged writes kept because their writers
+   * may still be alive (swept once their leases run out, if the store is still open then).
+   */
+  onSweep?: (result: SweepResult) => void;
+  /** Told of names read in a repaired form (stored by an older version with lone surrogates; old_names.ts). */
+  onRepair?: (message: string) => void;
+  /** Told once when the database is busy at open (another process holds it); the open waits and retries. */
+  onBusy?: (error: unknown) => void;
+}
 
 /** See the module doc. */
 export class KvStore implements Store {
@@ -57,10 +70,12 @@ export class KvStore implements Store {
   /** A change failed in the store itself and may have left staged data: sweep after the next success. */
   #failed = false;
   #sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onSweep: (result: SweepResult) => void;
 
-  private constructor(kv: Deno.Kv, lease: Lease, options: StoreOptions) {
+  private constructor(kv: Deno.Kv, lease: Lease, options: KvStoreOptions) {
     this.#kv = kv;
     this.#lease = lease;
+    this.#onSweep = options.onSweep ?? (() => {});
     this.historySize = options.historySize ?? DEFAULTS.historySize;
     const run = <T>(job: () => Promise<T>) => this.#serial.run(job);
     const change = <T>(job: () => Promise<T>) => this.#change(job);
@@ -70,8 +85,17 @@ export class KvStore implements Store {
       this.#serial.run(() => this.#closed ? Promise.resolve() : job()).catch(() => {});
     };
     const historySize = this.historySize;
+    const onRepair = options.onRepair;
     this.#spaces = new Spaces((namespace) =>
-      new KvSpace(kv, { namespace, historySize, run, change, defer, owner })
+      new KvSpace(kv, {
+        namespace,
+        historySize,
+        run,
+        change,
+        defer,
+        owner,
+        onRepair: onRepair && ((message) => onRepair(`namespace ${JSON.stringify(namespace)}: ${message}`)),
+      })
     );
   }
 
@@ -80,21 +104,27 @@ export class KvStore implements Store {
    * Throws {@link StoreOpenError} when the place or the database cannot be used. Sweeps what dead
    * writers left, before the first operation.
    */
-  static async open(path?: string, options: StoreOptions = {}): Promise<KvStore> {
+  static async open(path?: string, options: KvStoreOptions = {}): Promise<KvStore> {
     const name = path ?? "(default)";
-    if (path !== undefined && path !== ":memory:" && !/^https?:\/\//i.test(path)) {
-      await checkStorePlace(path, "KV_PATH");
-    }
+    const local = path !== undefined && path !== ":memory:" && !/^https?:\/\//i.test(path);
+    if (local) await checkStorePlace(path, "KV_PATH");
+    // Several processes opening one new database at once, or another holding it, make SQLite answer
+    // "database is locked": wait and try again (ON_LOCKED) rather than refuse to start.
+    let told = false;
+    const onBusy = (error: unknown) => {
+      if (!told) options.onBusy?.(error);
+      told = true;
+    };
     let kv: Deno.Kv;
     try {
-      kv = await Deno.openKv(path);
+      kv = await whenUnlocked(() => Deno.openKv(path), onBusy);
     } catch (error) {
       throw new StoreOpenError(`Cannot open Deno KV ${name}: ${(error as Error).message}`, { cause: error });
     }
     let lease: Lease;
     try {
-      await kv.get(DEFAULT_LAYOUT.storeVersion);
-      lease = await Lease.take(kv);
+      await whenUnlocked(() => kv.get(DEFAULT_LAYOUT.storeVersion), onBusy);
+      lease = await Lease.take(kv, local ? lockDirOf(path) : undefined);
     } catch (error) {
       kv.close();
       throw new StoreOpenError(`Cannot read and write Deno KV ${name}: ${(error as Error).message}`, {
@@ -131,16 +161,21 @@ export class KvStore implements Store {
   #sweep(atStart: boolean): void {
     this.#serial.run(async () => {
       let kept = 0;
+      let deleted = 0;
       try {
         for (const namespace of [DEFAULT_NAMESPACE, ...await this.#otherNamespaces()]) {
           if (this.#closed) return;
-          kept += (await sweepAll(this.#spaces.get(namespace).place)).kept;
+          const result = await sweepAll(this.#spaces.get(namespace).place);
+          kept += result.kept;
+          deleted += result.deleted;
         }
       } catch (error) {
         this.#failed = true; // try again after the next change
+        if (atStart) this.#onSweep({ deleted, kept, error });
         throw error;
       }
       if (!atStart) return;
+      this.#onSweep({ deleted, kept });
       await dropDeadLeases(this.#kv, await livingOwners(this.#kv));
       if (kept > 0) {
         const timer = setTimeout(() => this.#sweep(false), LEASE_MS + 1000);

@@ -303,6 +303,8 @@ export interface KvPlace {
   layout: KvLayout;
   /** The lease name of the store writing here (liveness.ts), put into the markers of what it stages. */
   owner?: string;
+  /** Told of names read in a repaired form (stored by an older version; old_names.ts). */
+  onRepair?: (message: string) => void;
 }
 
 /** A session's meta value. */

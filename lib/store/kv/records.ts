@@ -11,6 +11,7 @@ import { z } from "zod";
 import { DomainError } from "../../domain/errors.ts";
 import { type Task, TaskIdSchema, TaskSchema } from "../../domain/schemas.ts";
 import { EDITABLE_FIELDS, TaskTree } from "../../domain/task_tree.ts";
+import type { RenameReport } from "../old_names.ts";
 import { decodeRecordAs } from "./codec.ts";
 
 const TaskRecordSchema = TaskSchema.omit({ id: true, tasks: true }).extend({ tasks: z.array(TaskIdSchema) });
@@ -35,17 +36,21 @@ export function recordOf(tree: TaskTree, id: string): unknown {
   return { ...fields, tasks: tasks.map((t) => t.id) };
 }
 
-/** Parses a task record's chunks; undefined when malformed. */
-export function parseRecord(parts: Uint8Array[], id: string): ParsedRecord | undefined {
-  const parsed = decodeRecordAs(TaskRecordSchema, parts);
+/** Parses a task record's chunks; undefined when malformed. `onRename`: see codec.ts. */
+export function parseRecord(
+  parts: Uint8Array[],
+  id: string,
+  onRename?: RenameReport,
+): ParsedRecord | undefined {
+  const parsed = decodeRecordAs(TaskRecordSchema, parts, onRename);
   if (!parsed) return undefined;
   const { tasks: childIds, ...fields } = parsed;
   return { task: { id, ...fields, tasks: [] }, childIds };
 }
 
-/** Parses the root record's chunks: the root ids in order; undefined when malformed. */
-export function parseRoot(parts: Uint8Array[]): string[] | undefined {
-  return decodeRecordAs(RootRecordSchema, parts)?.tasks;
+/** Parses the root record's chunks: the root ids in order; undefined when malformed. `onRename`: see codec.ts. */
+export function parseRoot(parts: Uint8Array[], onRename?: RenameReport): string[] | undefined {
+  return decodeRecordAs(RootRecordSchema, parts, onRename)?.tasks;
 }
 
 /** Parses the records of a catch-up; undefined when one is malformed. */

@@ -44,18 +44,25 @@ export async function retry<T>(
   }
 }
 
+/** Whether `error` is SQLite's "database is locked" (another process holds the database). */
+export function isLocked(error: unknown): boolean {
+  return String(error).includes("database is locked");
+}
+
 /**
- * Runs a write, again while SQLite reports "database is locked". Several processes on one local KV
- * meet that error whenever their transactions overlap; the write then did not happen, so trying
- * again is safe.
+ * Runs a write (or an open), again while SQLite reports "database is locked". Several processes on
+ * one local KV meet that error whenever their transactions overlap, and at open when several start on
+ * a new database at once; the write then did not happen, so trying again is safe. `onLocked` is told
+ * the first time.
  */
-export function whenUnlocked<T>(write: () => Promise<T>): Promise<T> {
+export function whenUnlocked<T>(write: () => Promise<T>, onLocked?: (error: unknown) => void): Promise<T> {
   let locked: unknown;
   return retry(ON_LOCKED, async () => {
     try {
       return await write();
     } catch (error) {
-      if (!String(error).includes("database is locked")) throw error;
+      if (!isLocked(error)) throw error;
+      if (locked === undefined) onLocked?.(error);
       locked = error;
       return AGAIN;
     }

@@ -381,32 +381,55 @@ export class KvSessions {
       new Error(`Deno KV session "${sessionId}" is inconsistent: ${what}. Restore it from an export.`);
     const rootChunks = records.get("");
     if (!rootChunks) throw problem("its root record is missing");
+    // Ids an older version wrote with lone surrogates are read with U+FFFD, as their keys hold them.
+    let repaired = false;
+    const onRename = () => (repaired = true);
     const tasks = new Map<string, { task: Task; childIds: string[] }>();
     const chunks = new Map<string, number>();
     for (const [id, parts] of records) {
       if (id === "" || !parts) continue;
-      const record = parseRecord(parts, id);
+      const record = parseRecord(parts, id, onRename);
       if (!record) throw problem(`task record "${id}" is malformed`);
       tasks.set(id, record);
       if (parts.length > 1) chunks.set(id, parts.length);
     }
-    const rootIds = parseRoot(rootChunks);
+    const rootIds = parseRoot(rootChunks, onRename);
     if (!rootIds) throw problem("its root record is malformed");
-    const resolve = (ids: string[], owner: string): Task[] =>
-      ids.map((id) =>
-        tasks.get(id)?.task ?? (() => {
-          throw problem(`${owner} lists a missing task "${id}"`);
-        })()
-      );
-    const roots = resolve(rootIds, "the root record");
     const seen = new Set<string>();
+    const dropped: string[] = [];
+    const resolve = (ids: string[], owner: string): Task[] => {
+      const list: Task[] = [];
+      for (const id of ids) {
+        const task = tasks.get(id)?.task;
+        if (!task) throw problem(`${owner} lists a missing task "${id}"`);
+        if (seen.has(id)) {
+          // Two ids an older version kept apart became one key (and one record): list it once.
+          if (!repaired) throw problem(`task "${id}" is listed twice`);
+          dropped.push(`${owner} lists task ${JSON.stringify(id)} again`);
+          continue;
+        }
+        seen.add(id);
+        list.push(task);
+      }
+      return list;
+    };
+    const roots = resolve(rootIds, "the root record");
     const stack = [...roots];
     while (stack.length > 0) {
       const task = stack.pop()!;
-      if (seen.has(task.id)) throw problem(`task "${task.id}" is listed twice`);
-      seen.add(task.id);
       task.tasks = resolve(tasks.get(task.id)!.childIds, `task "${task.id}"`);
       stack.push(...task.tasks);
+    }
+    if (repaired) {
+      this.#place.onRepair?.(
+        `session ${
+          JSON.stringify(sessionId)
+        }: names stored by an older version with lone surrogates are read with U+FFFD in their place${
+          dropped.length > 0
+            ? `; ids that became one: ${dropped.join("; ")} (the one record kept is shown once)`
+            : ""
+        }`,
+      );
     }
     const garbage = [...extra];
     for (const id of tasks.keys()) {

@@ -45,7 +45,7 @@ export async function retire({ kv, layout }: KvPlace, kind: GarbageKind, id: str
   await whenUnlocked(() => kv.set(layout.marker(kind, id), marker(false)));
 }
 
-/** Deletes the keys of one generation or blob, then its marker. */
+/** Deletes the keys of one generation or blob, then its marker; returns how many keys it deleted. */
 export async function sweepOne({ kv, layout }: KvPlace, kind: GarbageKind, id: string): Promise<number> {
   let deleted = 0;
   for (const selector of layout.garbage(kind, id)) {
@@ -55,14 +55,17 @@ export async function sweepOne({ kv, layout }: KvPlace, kind: GarbageKind, id: s
     deleted += keys.length;
   }
   await whenUnlocked(() => kv.delete(layout.marker(kind, id)));
-  return deleted;
+  return deleted + 1;
 }
 
 /** What a sweep did: keys deleted, and staged markers left to owners that still hold a lease. */
 export interface SweepResult {
+  /** Keys deleted, markers included. */
   deleted: number;
   /** Staged data kept because its owner's lease is alive (swept once the lease runs out). */
   kept: number;
+  /** Why the sweep stopped before it was done (the rest is swept after a later change). */
+  error?: unknown;
 }
 
 /**
