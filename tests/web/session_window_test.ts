@@ -100,37 +100,25 @@ Deno.test("the page at 5,000 sessions stays small", async () => {
 });
 
 Deno.test("a stored session name with a lone surrogate never breaks the page: left out, logged once", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "checklist-lone-web-" });
-  const path = `${dir}/store.json`;
-  try {
-    const before = await seeded(2, await JsonFileStore.open(path));
-    await before.space("default").updateTree("LONE", (t) => createTask(t, { id: "t", name: "T" }));
-    await before.close();
-    const text = await Deno.readTextFile(path);
-    await Deno.writeTextFile(path, text.replaceAll('"LONE"', '"q\\ud800"'));
-    const store = await JsonFileStore.open(path);
-    try {
-      const { log, records } = recordingLogger();
-      const { app } = createDashboard({ store, log });
-      for (let i = 0; i < 2; i++) {
-        const page = await app.request("http://127.0.0.1/");
-        assert.equal(page.status, 200);
-        assert.deepEqual(listed(await page.text()).sessions, ["s0000", "s0001"]);
-        const view = await app.request("http://127.0.0.1/api/view");
-        assert.equal(view.status, 200);
-        assert.deepEqual(PageViewSchema.parse(await view.json()).namespaces[0]!.sessions.map((s) => s.id), [
-          "s0000",
-          "s0001",
-        ]);
-      }
-      const warnings = records.filter((r) => /not well-formed Unicode/.test(r.msg));
-      assert.deepEqual(warnings.map((r) => r.session), ['"q\\ud800"']);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  // The memory store keeps names as the store API was given them; a file or Deno KV store repairs such
+  // names at load instead (tests/store/old_names_test.ts), so only this path can still meet them.
+  const store = await seeded(2);
+  await store.space("default").updateTree("q\ud800", (t) => createTask(t, { id: "t", name: "T" }));
+  const { log, records } = recordingLogger();
+  const { app } = createDashboard({ store, log });
+  for (let i = 0; i < 2; i++) {
+    const page = await app.request("http://127.0.0.1/");
+    assert.equal(page.status, 200);
+    assert.deepEqual(listed(await page.text()).sessions, ["s0000", "s0001"]);
+    const view = await app.request("http://127.0.0.1/api/view");
+    assert.equal(view.status, 200);
+    assert.deepEqual(PageViewSchema.parse(await view.json()).namespaces[0]!.sessions.map((s) => s.id), [
+      "s0000",
+      "s0001",
+    ]);
   }
+  const warnings = records.filter((r) => /not well-formed Unicode/.test(r.msg));
+  assert.deepEqual(warnings.map((r) => r.session), ['"q\\ud800"']);
 });
 
 Deno.test("the live script keeps the window it shows: after a change, the same window with the new count", async () => {
