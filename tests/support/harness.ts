@@ -75,8 +75,14 @@ export interface SpawnOptions {
   cwd?: string;
 }
 
+/** A connection to a stdio child process. */
+export interface StdioConnection extends Connection {
+  /** The child's process id (to signal it, e.g. SIGKILL in a crash test). */
+  pid: number;
+}
+
 /** A client talking to `deno run -A main.ts --stdio` over the child's stdin and stdout. */
-export async function spawnStdio(options: SpawnOptions = {}): Promise<Connection> {
+export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConnection> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: mainArgs(["--stdio", ...(options.args ?? [])]),
@@ -91,7 +97,7 @@ export async function spawnStdio(options: SpawnOptions = {}): Promise<Connection
     await transport.close();
     throw error;
   }
-  return connection(client, () => client.close());
+  return { ...connection(client, () => client.close()), pid: transport.pid! };
 }
 
 /** A running HTTP server process with a connected client. */
