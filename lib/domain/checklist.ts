@@ -13,6 +13,7 @@ import { checkReopened } from "./task_ops.ts";
 import {
   type Actor,
   ANONYMOUS,
+  checkBlockedBy,
   checkClaimsKept,
   claimAgainst,
   claimedMessage,
@@ -114,7 +115,6 @@ export function updateTasks(
     if (existing?.constraints) task.constraints = existing.constraints;
     if (existing?.parallel) task.parallel = existing.parallel;
     if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
-    if (existing?.claim) task.claim = existing.claim;
     if (item.status === "DONE") task.status = "done";
     if (item.status === "TODO" && task.status === "done") task.status = "todo";
     if (item.children) {
@@ -145,6 +145,10 @@ export function updateTasks(
     } else if (task.status === "in_progress" && existing && existing.tasks.length > 0) {
       task.status = "todo";
     }
+    // A claim stays with a leaf that stays in progress (see TaskTree.setStatus).
+    if (existing?.claim && task.status === "in_progress" && task.tasks.length === 0) {
+      task.claim = existing.claim;
+    }
     return task;
   };
   const built = items.map(build);
@@ -170,6 +174,15 @@ export function updateTasks(
   }
   checkClaimsKept(tree, held, "replace");
   checkReopened(tree);
+  // Tasks replaced away leave every blocked_by (as deleteTask does); moves can turn a dependency
+  // into an ancestor link or a cycle, so the session's links are checked again.
+  for (const blocked of tree.blockedTasks()) {
+    const kept = blocked.blocked_by!.filter((id) => tree.get(id) !== undefined);
+    if (kept.length < blocked.blocked_by!.length) {
+      tree.setField(blocked, "blocked_by", kept.length > 0 ? kept : undefined);
+    }
+  }
+  for (const blocked of tree.blockedTasks()) checkBlockedBy(tree, blocked);
   return { updated: listed.size, notes };
 }
 

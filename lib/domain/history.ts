@@ -121,7 +121,12 @@ export function summarize(tree: TaskTree, delta: Delta): string {
     else if (item.f === undefined) moved++;
     else if (!now) removed.push(quote(item.f.name));
     else {
-      const what = item.f.status !== now.status ? `${now.status}` : "edited";
+      const by = now.claim ? ` by ${now.claim.agent}` : "";
+      const what = item.f.status !== now.status
+        ? `${now.status}${by}`
+        : !sameHolding(item.f.claim, now.claim)
+        ? now.claim ? `taken over${by}` : "released"
+        : "edited";
       changed.push(`${quote(now.name)} ${what}`);
     }
   }

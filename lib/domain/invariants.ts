@@ -49,7 +49,8 @@ export function extraActiveLeaves(tree: TaskTree, ordered: Task[] = tree.activeL
 
 /**
  * Repairs invariants 1 and 2 in place (inside an open transaction): parents take the status their
- * children give them, and only the first in-progress leaf in tree order stays in progress.
+ * children give them, only each agent's first in-progress leaf in tree order stays in progress, and a
+ * claim stays only on a leaf in progress.
  * Returns one sentence per repair, for the start-up log.
  */
 export function repairInvariants(tree: TaskTree): string[] {
@@ -70,6 +71,10 @@ export function repairInvariants(tree: TaskTree): string[] {
   // Children before parents: reverse tree order visits every child before its parent.
   const all = [...tree.walk()].reverse();
   for (const { task } of all) {
+    if (task.claim && (task.tasks.length > 0 || task.status !== "in_progress")) {
+      fixes.push(`claim of "${task.claim.agent}" dropped from "${task.id}": only a leaf in progress is held`);
+      tree.setField(task, "claim", undefined);
+    }
     const want = derivedStatus(task);
     if (want !== task.status) {
       fixes.push(`parent "${task.id}" set from ${task.status} to ${want} to follow its children`);

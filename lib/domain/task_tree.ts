@@ -134,6 +134,13 @@ export class TaskTree {
     return [...this.#dependents.get(id) ?? []];
   }
 
+  /** Every task whose own `blocked_by` names a task, each once (from the index; no walk). */
+  blockedTasks(): Task[] {
+    const all = new Set<Task>();
+    for (const set of this.#dependents.values()) for (const task of set) all.add(task);
+    return [...all];
+  }
+
   /** Every task in tree order (depth first, siblings in order) with its depth and parent. */
   *walk(): Generator<{ task: Task; depth: number; parent: Task | undefined }> {
     const stack: { task: Task; depth: number; parent: Task | undefined }[] = [];
@@ -213,7 +220,10 @@ export class TaskTree {
     };
   }
 
-  /** Sets a task's status, keeping counters and the active-leaf set in step. */
+  /**
+   * Sets a task's status, keeping counters and the active-leaf set in step. A claim lives only on a
+   * leaf in progress: a task leaving `in_progress` loses it.
+   */
   setStatus(task: Task, status: TaskStatus): void {
     const before = task.status;
     if (before === status) return;
@@ -223,6 +233,7 @@ export class TaskTree {
     tx.touched.add(task.id);
     this.#applyStatus(task, status);
     tx.undo.push(() => this.#applyStatus(task, before));
+    if (status !== "in_progress" && task.claim) this.setField(task, "claim", undefined);
   }
 
   /** Sets an editable field; `undefined` removes it. */
@@ -245,8 +256,12 @@ export class TaskTree {
     });
   }
 
-  /** Inserts a new subtree under `parent` (or at root level) at `index`; its ids must be new. */
+  /**
+   * Inserts a new subtree under `parent` (or at root level) at `index`; its ids must be new. A leaf
+   * that gains a subtask stops being a leaf, and so loses its claim.
+   */
   insert(parent: Task | undefined, index: number, task: Task): void {
+    if (parent?.claim) this.setField(parent, "claim", undefined);
     const tx = this.#open();
     const list = parent?.tasks ?? this.roots;
     keepChildren(tx, parent?.id ?? "", list);

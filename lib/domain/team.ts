@@ -65,8 +65,8 @@ export function guardClaimed(tree: TaskTree, task: Task, actor: Actor, verb: str
 
 /** The text of a `CLAIMED` refusal (also a checklist tool's per-id reason). */
 export function claimedMessage(task: Task, leaf: Task, claim: Claim, verb: string): string {
-  const where = leaf === task ? "" : ` ("${leaf.name}" (${leaf.id}) inside it)`;
-  return `Cannot ${verb} "${task.name}" (${task.id}): agent "${claim.agent}" holds it${where} until ${claim.expires_at}. Pick another task (claimTask), or wait until the lease expires.`;
+  const what = leaf === task ? "it" : `"${leaf.name}" (${leaf.id}) inside it`;
+  return `Cannot ${verb} "${task.name}" (${task.id}): agent "${claim.agent}" holds ${what} until ${claim.expires_at}. Pick another task (claimTask), or wait until the lease expires.`;
 }
 
 /** Whether `task` is `ancestor` or lies in its subtree. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { leaseRenewed, recordChange, restoreTree } from "../../lib/domain/history.ts";
+import { leaseRenewed, recordChange, restoreTree, summarize } from "../../lib/domain/history.ts";
 import { markDone, updateTasks } from "../../lib/domain/checklist.ts";
-import { invariantViolations } from "../../lib/domain/invariants.ts";
+import { invariantViolations, repairInvariants } from "../../lib/domain/invariants.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { taskTable } from "../../lib/domain/task_table.ts";
 import {
@@ -291,4 +291,83 @@ Deno.test("the tree text and the table show the holder, stale claims and blocked
   assert.match(table, /\| Task \| ID \| Parent \| Status \| Agent \|/);
   assert.match(table, /\| a \| R \| in_progress \| backend \|/);
   assert.match(table, /\| b \| R \| todo, blocked \| {2}\|/);
+});
+
+Deno.test("update_tasks that moves a blocker under the task waiting for it is refused, naming the link", () => {
+  const tree = new TaskTree([
+    { ...task("R", task("a"), { ...task("b"), blocked_by: ["a"] }), parallel: true },
+  ]);
+  const error = refuses(
+    tree,
+    "INVALID_INPUT",
+    (t) =>
+      updateTasks(t, "/R/", [{
+        taskId: "b",
+        description: "B",
+        children: [{ taskId: "a", description: "A" }],
+      }]),
+  );
+  assert.match(error.message, /blocked_by of "b" names its own subtask "a"/);
+});
+
+Deno.test("update_tasks that replaces a blocker away frees the tasks that waited for it", () => {
+  const tree = new TaskTree([
+    { ...task("R", task("a"), { ...task("b"), blocked_by: ["a"] }), parallel: true },
+  ]);
+  run(tree, (t) => updateTasks(t, "/R/", [{ taskId: "b", description: "B" }]));
+  assert.equal(tree.get("b")!.blocked_by, undefined);
+  assert.deepEqual(tree.blockedTasks(), []);
+});
+
+Deno.test("history says who took a task: a start by an agent and a takeover name it", () => {
+  const tree = teamTree();
+  const first = tree.transact((t) => startTask(t, "a", as("x", T0, 60)));
+  assert.match(summarize(tree, recordChange(tree, first.changes)), /"Task a" in_progress by x/);
+  const over = tree.transact((t) => startTask(t, "a", as("y", T0 + MIN)));
+  assert.match(summarize(tree, recordChange(tree, over.changes)), /"Task a" taken over by y/);
+});
+
+Deno.test("a claim lives only on a leaf in progress: gaining a subtask or leaving in_progress drops it", () => {
+  const tree = teamTree();
+  run(tree, (t) => startTask(t, "a", as("x")));
+  run(tree, (t) => createTask(t, { parentId: "a", name: "sub" }));
+  assert.equal(tree.get("a")!.claim, undefined);
+  run(tree, (t) => startTask(t, "b", as("x")));
+  run(
+    tree,
+    (t) =>
+      updateTasks(t, "/P/", [{ taskId: "a", description: "A" }, {
+        taskId: "b",
+        description: "B",
+        status: "DONE",
+      }, { taskId: "c", description: "C" }], as("x")),
+  );
+  assert.equal(tree.get("b")!.status, "done");
+  assert.equal(tree.get("b")!.claim, undefined);
+  assert.deepEqual(invariantViolations(tree), []);
+});
+
+Deno.test("a tree written elsewhere is repaired at load: one leaf per agent, claims only on leaves in progress", () => {
+  const claim = (agent: string) => ({
+    agent,
+    since: "2026-01-01T00:00:00.000Z",
+    expires_at: "2026-01-01T00:30:00.000Z",
+  });
+  const tree = new TaskTree([{
+    ...task(
+      "P",
+      { ...task("a"), status: "in_progress", claim: claim("x") },
+      { ...task("b"), status: "in_progress", claim: claim("x") },
+      { ...task("c"), status: "in_progress", claim: claim("y") },
+      { ...task("d"), claim: claim("z") },
+    ),
+    status: "in_progress",
+    parallel: true,
+  }]);
+  const fixes = run(tree, (t) => repairInvariants(t));
+  assert.equal(fixes.length, 2, fixes.join("; "));
+  assert.deepEqual(tree.activeLeaves().map((t) => t.id).sort(), ["a", "c"]);
+  assert.equal(tree.get("b")!.claim, undefined);
+  assert.equal(tree.get("d")!.claim, undefined);
+  assert.deepEqual(invariantViolations(tree), []);
 });

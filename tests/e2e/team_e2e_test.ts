@@ -5,7 +5,7 @@
  * An invalid `CHECKLIST_AGENT` stops the server at start with one line.
  */
 import assert from "node:assert/strict";
-import { fails, ok, spawnStdio } from "../support/harness.ts";
+import { fails, ok, spawnStdio, startHttp } from "../support/harness.ts";
 import { runMain } from "../support/server_process.ts";
 
 Deno.test("two agents on one session over stdio, one file store: each claims a different leaf of a parallel parent", async () => {
@@ -79,4 +79,18 @@ Deno.test("an invalid CHECKLIST_AGENT or --agent stops the stdio server at start
       assert.match(String(lines[0]!.error), /CHECKLIST_AGENT: an agent name is 1-64 characters/);
     });
   }
+});
+
+Deno.test("the HTTP server acts as CHECKLIST_AGENT for calls without an agent", async () => {
+  await using server = await startHttp({ env: { CHECKLIST_AGENT: "web" } });
+  await ok(server.client, "createTask", {
+    id: "P",
+    name: "Plan",
+    parallel: true,
+    tasks: [{ id: "a", name: "A" }, { id: "b", name: "B" }],
+  });
+  const started = await ok<{ task: { claim: { agent: string } } }>(server.client, "startTask", { id: "b" });
+  assert.equal(started.task.claim.agent, "web");
+  const other = await ok<{ task: { id: string } }>(server.client, "claimTask", { agent: "api" });
+  assert.equal(other.task.id, "a");
 });
