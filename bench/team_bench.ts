@@ -13,9 +13,11 @@
  *    the claim journal of the race tests (tests/support/team_drain.ts): leaves/s, p50/p99 per claim,
  *    double claims, refusals.
  * 3. startTask/completeTask with no agent named at 10,000 tasks against another checkout (the
- *    servers before teams: `--baseline=DIR`, e.g. a worktree of `main`), per store, the two servers
- *    taking turns leaf by leaf. Without `--baseline` this comparison is not measured.
+ *    server before teams: `--baseline=DIR`, e.g. a worktree of `main`), per store, with a second
+ *    server of this checkout as a control, the three taking turns leaf by leaf. Without
+ *    `--baseline` this comparison is not measured.
  */
+import { ROOT } from "../tests/support/paths.ts";
 import { serverStdio } from "./commands.ts";
 import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
@@ -225,11 +227,13 @@ interface Versus {
   store: "memory" | "file" | "kv";
   ours: { start: Stats; complete: Stats };
   base: { start: Stats; complete: Stats };
+  /** A second server of this checkout, measured the same way: how far apart identical servers come out. */
+  control: { start: Stats; complete: Stats };
   unavailable?: string;
 }
 
 /** Part 6.3: this checkout against `baseline`, startTask/completeTask with no agent, leaf by leaf. */
-async function versusBaseline(
+export async function versusBaseline(
   store: "memory" | "file" | "kv",
   baseline: string,
   size: number,
@@ -240,7 +244,7 @@ async function versusBaseline(
   const shape = shapeFor(size);
   const sides: { rpc: Rpc; ids: ShapeIds; start: number[]; complete: number[] }[] = [];
   try {
-    for (const [k, root] of [undefined, baseline].entries()) {
+    for (const [k, root] of [undefined, baseline, undefined].entries()) {
       const env: Record<string, string> = {};
       if (store === "file") {
         env.FILE_PATH = `${dir}/${k}.json`;
@@ -252,7 +256,7 @@ async function versusBaseline(
       sides.push({ rpc, ids: shapeIds(shape), start: [], complete: [] });
       if (store !== "file") sides[k]!.ids = (await fillSession(rpc, { sessionId: "bench", size })).ids;
     }
-    options.note(`team vs baseline ${store}: both filled with ${size} tasks`);
+    options.note(`team vs baseline ${store}: three servers filled with ${size} tasks`);
     for (let i = 0; i < n; i++) {
       for (let k = 0; k < sides.length; k++) {
         const side = sides[(i + k) % sides.length]!;
@@ -265,20 +269,20 @@ async function versusBaseline(
         side.complete.push(performance.now() - t);
       }
     }
-    const [ours, base] = sides.map((s) => ({ start: stats(s.start), complete: stats(s.complete) }));
-    return { store, ours: ours!, base: base! };
+    const [ours, base, control] = sides.map((s) => ({ start: stats(s.start), complete: stats(s.complete) }));
+    return { store, ours: ours!, base: base!, control: control! };
   } catch (error) {
     const none = { start: stats([]), complete: stats([]) };
-    return { store, ours: none, base: none, unavailable: (error as Error).message };
+    return { store, ours: none, base: none, control: none, unavailable: (error as Error).message };
   } finally {
     await Promise.all(sides.map((s) => s.rpc.close()));
     await Deno.remove(dir, { recursive: true });
   }
 }
 
-/** The commit a checkout is at (short), or "?" when git cannot tell. */
+/** The commit a checkout is at (short hash), or "?" when git cannot tell. */
 async function commitOf(root: string | undefined): Promise<string> {
-  const args = ["-C", root ?? ".", "log", "-1", "--format=%h %s"];
+  const args = ["-C", root ?? ROOT, "log", "-1", "--format=%h"];
   const out = await new Deno.Command("git", { args, stdout: "piped", stderr: "null" }).output().catch(() =>
     null
   );
@@ -287,6 +291,7 @@ async function commitOf(root: string | undefined): Promise<string> {
 
 /** Runs part 6; its Markdown is the whole "Teams of agents" section. */
 export async function team(options: PartOptions & { baseline?: string }): Promise<PartResult> {
+  const before = await machine();
   const size = options.quick ? 1000 : 10_000;
   const sizeText = size.toLocaleString("en-US");
   const ways = await claimVsStart(size, options.quick ? 40 : 300, options);
@@ -326,6 +331,12 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
           `${(d.leaves / d.seconds).toFixed(0)} leaves/s, p99 per claim ${ms(d.claim.p99)} ms`,
     })),
   ];
+  /** How far apart the two servers of this version came out: the larger ratio either way. */
+  const controlSpread = (v: Versus) =>
+    Math.max(
+      ...[v.ours.start.p50 / v.control.start.p50, v.ours.complete.p50 / v.control.complete.p50]
+        .map((r) => Math.max(r, 1 / r)),
+    );
   const versusRatio = (v: Versus) =>
     Math.max(v.ours.start.p50 / v.base.start.p50, v.ours.complete.p50 / v.base.complete.p50);
   if (options.baseline) {
@@ -340,13 +351,14 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
       met: worst === undefined ? undefined : versusRatio(worst) <= 1.1,
       detail: worst === undefined
         ? "not available"
-        : `worst ${worst.store}: ${versusRatio(worst).toFixed(2)}×`,
+        : `worst ${worst.store}: ${versusRatio(worst).toFixed(2)}×; two servers of this same version came ` +
+          `out up to ${Math.max(...measured.map(controlSpread)).toFixed(2)}× apart in this run (control)`,
     });
   } else {
     targets.push({
       name: `startTask/completeTask with no agent at ${sizeText} tasks no slower than before`,
       met: undefined,
-      detail: "not measured: run with --baseline=DIR (a checkout of the version before)",
+      detail: "run with --baseline=DIR (a checkout of the version before)",
     });
   }
 
@@ -359,7 +371,19 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
       options.baseline ? " --baseline=DIR" : ""
     }\` ` +
     "(`bench/team_bench.ts`; part 6 of `deno task bench`). All over stdio with raw JSON-RPC clients. " +
-    `Machine: ${m.cpus} × ${m.cpu}, ${m.ram}, Deno ${m.deno}; load average ${m.loadavg} at the end.`,
+    `Date: ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}. Machine: ${m.cpus} × ${m.cpu}, ${m.ram}, ` +
+    `Deno ${m.deno}; load average (1, 5, 15 min) ${before.loadavg} at start, ${m.loadavg} at end.`,
+    ...(loaded(before, m)
+      ? [
+        "",
+        "**Taken on a loaded machine** (the load average exceeded half the CPUs): the figures are indicative; " +
+        "ratios come from calls taking turns and suffer less, and the control row shows how far apart two " +
+        "identical servers came out.",
+      ]
+      : []),
+    ...(options.quick
+      ? ["", "**Quick run**: fewer samples and smaller sizes; not the figures to publish."]
+      : []),
     "",
     ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`),
     "",
@@ -439,7 +463,8 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
         `This checkout (${await commitOf(undefined)}) against the baseline (${await commitOf(
           options.baseline,
         )}), ` +
-        `each its own server started by its own \`stdio\` task, taking turns leaf by leaf (${
+        `each its own server started by its own \`stdio\` task, and a second server of this version as a ` +
+        `control (how far apart identical servers come out), the three taking turns leaf by leaf (${
           versus[0]?.ours.start.n ?? 0
         } leaves each, startTask then completeTask, no agent named). The JSON file is preloaded with the ` +
         "session; memory and KV are filled by createTask calls.",
@@ -453,9 +478,10 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
             "ratio",
             "startTask p99 ms (this / before)",
             "completeTask p99 ms (this / before)",
+            "control: this ÷ this again (start, complete)",
           ],
           versus.map((v) =>
-            v.unavailable ? [storeLabel[v.store], `n/a: ${v.unavailable}`, "", "", "", "", ""] : [
+            v.unavailable ? [storeLabel[v.store], `n/a: ${v.unavailable}`, "", "", "", "", "", ""] : [
               storeLabel[v.store],
               `${ms(v.ours.start.p50)} / ${ms(v.base.start.p50)}`,
               `${(v.ours.start.p50 / v.base.start.p50).toFixed(2)}×`,
@@ -463,6 +489,9 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
               `${(v.ours.complete.p50 / v.base.complete.p50).toFixed(2)}×`,
               `${ms(v.ours.start.p99)} / ${ms(v.base.start.p99)}`,
               `${ms(v.ours.complete.p99)} / ${ms(v.base.complete.p99)}`,
+              `${(v.ours.start.p50 / v.control.start.p50).toFixed(2)}×, ${
+                (v.ours.complete.p50 / v.control.complete.p50).toFixed(2)
+              }×`,
             ]
           ),
         ),
@@ -470,6 +499,11 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
       : ["Not measured in this run: give `--baseline=DIR`, a checkout of the version before teams."]),
   ].join("\n");
   return { markdown, targets };
+}
+
+/** Whether the load average exceeded half the CPUs at either end (as `run.ts` judges it). */
+function loaded(...at: { cpus: string; loadavg: string }[]): boolean {
+  return at.some((m) => Number(m.loadavg.split(" ")[0]) > Number(m.cpus) * 0.5);
 }
 
 function shapeText(size: number): string {
