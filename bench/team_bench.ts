@@ -13,9 +13,9 @@
  *    the claim journal of the race tests (tests/support/team_drain.ts): leaves/s, p50/p99 per claim,
  *    double claims, refusals.
  * 3. startTask/completeTask with no agent named at 10,000 tasks against another checkout (the
- *    server before teams: `--baseline=DIR`, e.g. a worktree of `main`), per store, with a second
- *    server of this checkout as a control, the three taking turns leaf by leaf. Without
- *    `--baseline` this comparison is not measured.
+ *    server before teams: `--baseline=DIR`, e.g. a worktree of `main`), per store: two servers of
+ *    this checkout (started first and last, pooled; set against each other as the control) and one
+ *    of the baseline, taking turns leaf by leaf. Without `--baseline` this is not measured.
  */
 import { ROOT } from "../tests/support/paths.ts";
 import { serverStdio } from "./commands.ts";
@@ -225,10 +225,12 @@ async function drain(
 /** What one store measured against the baseline. */
 interface Versus {
   store: "memory" | "file" | "kv";
+  /** This checkout: the samples of its two servers together (started first and last, the baseline between). */
   ours: { start: Stats; complete: Stats };
   base: { start: Stats; complete: Stats };
-  /** A second server of this checkout, measured the same way: how far apart identical servers come out. */
-  control: { start: Stats; complete: Stats };
+  /** This checkout's two servers apart: how far apart identical servers come out (the control). */
+  first: { start: Stats; complete: Stats };
+  second: { start: Stats; complete: Stats };
   unavailable?: string;
 }
 
@@ -269,11 +271,16 @@ export async function versusBaseline(
         side.complete.push(performance.now() - t);
       }
     }
-    const [ours, base, control] = sides.map((s) => ({ start: stats(s.start), complete: stats(s.complete) }));
-    return { store, ours: ours!, base: base!, control: control! };
+    const [first, base, second] = sides.map((s) => ({ start: stats(s.start), complete: stats(s.complete) }));
+    const ours = {
+      start: stats([...sides[0]!.start, ...sides[2]!.start]),
+      complete: stats([...sides[0]!.complete, ...sides[2]!.complete]),
+    };
+    return { store, ours, base: base!, first: first!, second: second! };
   } catch (error) {
     const none = { start: stats([]), complete: stats([]) };
-    return { store, ours: none, base: none, control: none, unavailable: (error as Error).message };
+    const failed = { ours: none, base: none, first: none, second: none };
+    return { store, ...failed, unavailable: (error as Error).message };
   } finally {
     await Promise.all(sides.map((s) => s.rpc.close()));
     await Deno.remove(dir, { recursive: true });
@@ -334,7 +341,7 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
   /** How far apart the two servers of this version came out: the larger ratio either way. */
   const controlSpread = (v: Versus) =>
     Math.max(
-      ...[v.ours.start.p50 / v.control.start.p50, v.ours.complete.p50 / v.control.complete.p50]
+      ...[v.first.start.p50 / v.second.start.p50, v.first.complete.p50 / v.second.complete.p50]
         .map((r) => Math.max(r, 1 / r)),
     );
   const versusRatio = (v: Versus) =>
@@ -463,11 +470,13 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
         `This checkout (${await commitOf(undefined)}) against the baseline (${await commitOf(
           options.baseline,
         )}), ` +
-        `each its own server started by its own \`stdio\` task, and a second server of this version as a ` +
-        `control (how far apart identical servers come out), the three taking turns leaf by leaf (${
-          versus[0]?.ours.start.n ?? 0
-        } leaves each, startTask then completeTask, no agent named). The JSON file is preloaded with the ` +
-        "session; memory and KV are filled by createTask calls.",
+        "each server started by its own checkout's `stdio` task: two of this version (started first and " +
+        'last, the baseline between them, their samples pooled as "this") and one of the baseline, the ' +
+        `three taking turns leaf by leaf (${
+          versus[0]?.second.start.n ?? 0
+        } leaves each, startTask then completeTask, no agent named). The control column sets this version's ` +
+        "two servers against each other: how far apart identical servers come out in the same run. The JSON " +
+        "file is preloaded with the session; memory and KV are filled by createTask calls.",
         "",
         table(
           [
@@ -478,7 +487,7 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
             "ratio",
             "startTask p99 ms (this / before)",
             "completeTask p99 ms (this / before)",
-            "control: this ÷ this again (start, complete)",
+            "control: this (1st) ÷ this (2nd), start, complete",
           ],
           versus.map((v) =>
             v.unavailable ? [storeLabel[v.store], `n/a: ${v.unavailable}`, "", "", "", "", "", ""] : [
@@ -489,8 +498,8 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
               `${(v.ours.complete.p50 / v.base.complete.p50).toFixed(2)}×`,
               `${ms(v.ours.start.p99)} / ${ms(v.base.start.p99)}`,
               `${ms(v.ours.complete.p99)} / ${ms(v.base.complete.p99)}`,
-              `${(v.ours.start.p50 / v.control.start.p50).toFixed(2)}×, ${
-                (v.ours.complete.p50 / v.control.complete.p50).toFixed(2)
+              `${(v.first.start.p50 / v.second.start.p50).toFixed(2)}×, ${
+                (v.first.complete.p50 / v.second.complete.p50).toFixed(2)
               }×`,
             ]
           ),
