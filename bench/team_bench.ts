@@ -26,6 +26,7 @@ import { ms, type PartOptions, type PartResult, table, type Target, verdict } fr
 import { callTool, connectRawStdio, type Rpc, type ToolResult } from "./rpc.ts";
 import { fillSession, shapeDocument, shapeFor, type ShapeIds, shapeIds } from "./shapes.ts";
 import { type Stats, stats } from "./stats.ts";
+import { Client, InMemoryTransport } from "../tests/support/sdk_client.ts";
 import {
   doubleClaims,
   DRAIN_SESSION,
@@ -224,7 +225,7 @@ async function drain(
 
 /** What one store measured against the baseline. */
 interface Versus {
-  store: "memory" | "file" | "kv";
+  store: "memory" | "file" | "kv" | "in-process";
   /** This checkout: the samples of its two servers together (started first and last, the baseline between). */
   ours: { start: Stats; complete: Stats };
   base: { start: Stats; complete: Stats };
@@ -234,9 +235,55 @@ interface Versus {
   unavailable?: string;
 }
 
-/** Part 6.3: this checkout against `baseline`, startTask/completeTask with no agent, leaf by leaf. */
+/**
+ * A server of the checkout at `root` in this process (memory store, SDK client in memory), behind
+ * the raw client's interface: no process, pipe or scheduler between the two versions, only their
+ * code. The baseline's modules resolve their imports with this checkout's import map.
+ */
+async function inProcessServer(root: string): Promise<Rpc> {
+  const { createServer } = await import(`${root}/lib/mcp/server.ts`) as {
+    createServer: (options: Record<string, unknown>) => {
+      connect(transport: unknown): Promise<void>;
+      close(): Promise<void>;
+    };
+  };
+  const { MemoryStore } = await import(`${root}/lib/store/memory_store.ts`) as {
+    MemoryStore: new () => unknown;
+  };
+  const { createLogger } = await import(`${root}/lib/log.ts`) as {
+    createLogger: (options: Record<string, unknown>) => unknown;
+  };
+  const server = createServer({
+    store: new MemoryStore(),
+    log: createLogger({ level: "error", write: () => {} }),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "checklist-mcp-bench", version: "0.0.0" });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  const close = async () => {
+    await client.close();
+    await server.close();
+  };
+  return {
+    pid: undefined,
+    request: (method, params) => {
+      if (method !== "tools/call") throw new Error(`in-process server: ${method} is not supported`);
+      return client.callTool(params as { name: string; arguments: Record<string, unknown> });
+    },
+    notify: () => Promise.resolve(),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * Part 6.3: this checkout against `baseline`, startTask/completeTask with no agent, leaf by leaf;
+ * `in-process` puts the three servers in this process (memory store), the others start them over
+ * stdio on the store named.
+ */
 export async function versusBaseline(
-  store: "memory" | "file" | "kv",
+  store: "memory" | "file" | "kv" | "in-process",
   baseline: string,
   size: number,
   n: number,
@@ -254,7 +301,9 @@ export async function versusBaseline(
       } else if (store === "kv") {
         env.KV_PATH = `${dir}/${k}.sqlite`;
       }
-      const rpc = await connectRawStdio(await serverStdio(env, root));
+      const rpc = store === "in-process"
+        ? await inProcessServer(root ?? ROOT)
+        : await connectRawStdio(await serverStdio(env, root));
       sides.push({ rpc, ids: shapeIds(shape), start: [], complete: [] });
       if (store !== "file") sides[k]!.ids = (await fillSession(rpc, { sessionId: "bench", size })).ids;
     }
@@ -309,7 +358,7 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
   for (const store of ["file", "kv"] as const) drains.push(await drain(store, drainShape, options));
   const versus: Versus[] = [];
   if (options.baseline) {
-    for (const store of ["memory", "file", "kv"] as const) {
+    for (const store of ["in-process", "memory", "file", "kv"] as const) {
       versus.push(await versusBaseline(store, options.baseline, size, options.quick ? 30 : 200, options));
     }
   }
@@ -370,7 +419,12 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
   }
 
   const m = await machine();
-  const storeLabel = { memory: "memory", file: "JSON file (`FILE_PATH`)", kv: "Deno KV (`KV_PATH`)" };
+  const storeLabel = {
+    memory: "memory",
+    file: "JSON file (`FILE_PATH`)",
+    kv: "Deno KV (`KV_PATH`)",
+    "in-process": "memory, servers in this process (no stdio)",
+  };
   const markdown = [
     TEAM_HEADING,
     "",
@@ -476,7 +530,10 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
           versus[0]?.second.start.n ?? 0
         } leaves each, startTask then completeTask, no agent named). The control column sets this version's ` +
         "two servers against each other: how far apart identical servers come out in the same run. The JSON " +
-        "file is preloaded with the session; memory and KV are filled by createTask calls.",
+        "file is preloaded with the session; memory and KV are filled by createTask calls. The first row " +
+        "loads each version's server into this process instead (memory store, SDK client in memory, the " +
+        "baseline's modules resolved with this checkout's import map): only the code differs, no process " +
+        "or pipe, so it is the least noisy view of what the team rules add to a call without agents.",
         "",
         table(
           [
