@@ -9,12 +9,12 @@ import { checkPerCall, checkPerSession, checkTreeShape, LIMITS } from "./limits.
 import { NameSchema, type Task, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
 import { extraActiveLeaves } from "./invariants.ts";
-import { checkReopened } from "./task_ops.ts";
 import {
   type Actor,
   ANONYMOUS,
   checkBlockedBy,
   checkClaimsKept,
+  checkReopened,
   claimAgainst,
   claimedMessage,
   othersClaims,

@@ -149,7 +149,7 @@ export type TaskTable = z.infer<typeof TaskTableSchema>;
 /** What startTask answers (R3.1–R3.6). */
 export const StartResultSchema = z.object({
   task: TaskViewSchema.describe("The leaf started"),
-  started_tasks: z.array(z.object({ id: z.string(), name: z.string() })).describe("Now in progress"),
+  started_tasks: z.array(z.object({ id: z.string(), name: z.string() })),
   message: z.string(),
   hierarchy_summary: z.string(),
   aggregated_completion_criteria: z.array(z.string()),

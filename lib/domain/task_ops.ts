@@ -24,6 +24,7 @@ import {
   ANONYMOUS,
   checkBlockedBy,
   checkBlockers,
+  checkReopened,
   claimAgainst,
   claimedMessage,
   claimFor,
@@ -33,7 +34,8 @@ import {
   isWithin,
   leafOf,
   scanReady,
-  unfinishedBlockers,
+  setBlockedBy,
+  setParallel,
 } from "./team.ts";
 
 /** Creates a task with its subtasks under `parentId` or at root level (R1, R2.1–R2.4, R6). */
@@ -228,10 +230,14 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
   const result: Partial<StartResult> = {};
   const agent = actor.agent;
   if (leaf.status === "in_progress" && holderOf(leaf) === agent) {
-    notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
-    if (agent !== undefined) {
+    if (agent === undefined) notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
+    else {
       tree.setField(leaf, "claim", claimFor({ ...actor, agent }, leaf.claim?.since));
-      notes.push(`Lease renewed until ${leaf.claim!.expires_at}.`);
+      notes.push(
+        `"${leaf.name}" (${leaf.id}) is still yours (agent "${agent}"): lease renewed until ${
+          leaf.claim!.expires_at
+        }.`,
+      );
       result.renewed = true;
     }
   } else {
@@ -259,9 +265,11 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
   const criteria = aggregate(path, "completion_criteria");
   const constraints = aggregate(path, "constraints");
   const lines = [
-    leaf === task
-      ? `Started "${leaf.name}" (${leaf.id})${agent === undefined ? "" : ` for agent "${agent}"`}.`
-      : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
+    ...(result.renewed ? [] : [
+      leaf === task
+        ? `Started "${leaf.name}" (${leaf.id})${agent === undefined ? "" : ` for agent "${agent}"`}.`
+        : `"${task.name}" has subtasks: started its first unfinished leaf "${leaf.name}" (${leaf.id}).`,
+    ]),
     ...notes,
   ];
   if (criteria.length) lines.push("", "Completion criteria:", ...criteria.map((c) => `- ${c}`));
@@ -407,25 +415,6 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined, acto
 }
 
 /**
- * Refuses (`EXECUTION_ORDER_VIOLATION`) a change that reopened a done task while a task that waits
- * for it is in progress: a started task never has an unfinished blocker. Looks only at the tasks
- * whose status the open transaction changed.
- */
-export function checkReopened(tree: TaskTree): void {
-  for (const [id, before] of tree.statusBefore) {
-    const task = tree.get(id);
-    if (before !== "done" || !task || task.status === "done") continue;
-    for (const dependent of tree.dependentsOf(id)) {
-      if (dependent.status !== "in_progress") continue;
-      fail(
-        "EXECUTION_ORDER_VIOLATION",
-        `Cannot reopen "${task.name}" (${task.id}): "${dependent.name}" (${dependent.id}), which waits for it, is in progress. Put that back to todo first.`,
-      );
-    }
-  }
-}
-
-/**
  * Changes the given fields (R2.7). A status change follows the same rules as start and complete;
  * a parent's status follows its children, so it cannot be set to todo directly. Text, criteria and
  * constraints of a leaf another agent holds stay editable; its status does not.
@@ -477,40 +466,6 @@ export function updateTask(
     task: viewOf(tree, task),
     message: [`Updated "${task.name}" (${task.id}).`, ...notes].join(" "),
   };
-}
-
-/** Sets `parallel`; making a parent sequential is refused while its subtasks run out of order. */
-function setParallel(tree: TaskTree, task: Task, parallel: boolean): void {
-  if (!parallel) {
-    let open: Task | undefined;
-    for (const child of task.tasks) {
-      if (child.status === "in_progress" && open) {
-        fail(
-          "INVALID_INPUT",
-          `Cannot make "${task.name}" (${task.id}) sequential: "${child.name}" (${child.id}) is in progress while the earlier "${open.name}" (${open.id}) is not done.`,
-        );
-      }
-      if (child.status !== "done") open ??= child;
-    }
-  }
-  tree.setField(task, "parallel", parallel ? true : undefined);
-}
-
-/** Sets `blocked_by` (an empty list clears it), checked against the graph; a started task cannot gain an unfinished blocker. */
-function setBlockedBy(tree: TaskTree, task: Task, ids: readonly string[]): void {
-  tree.setField(task, "blocked_by", ids.length === 0 ? undefined : [...new Set(ids)]);
-  checkBlockedBy(tree, task);
-  if (task.status === "in_progress") {
-    const open = unfinishedBlockers(tree, task);
-    if (open.length > 0) {
-      fail(
-        "EXECUTION_ORDER_VIOLATION",
-        `Cannot block "${task.name}" (${task.id}) by unfinished "${open[0]!.name}" (${
-          open[0]!.id
-        }): it is in progress already. Put it back to todo first.`,
-      );
-    }
-  }
 }
 
 /**

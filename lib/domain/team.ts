@@ -4,7 +4,8 @@
  * and inherited), the `blocked_by` graph, the ready leaves, and the `CLAIMED` guard.
  *
  * Pure: the clock is the caller's (`Actor.now`, milliseconds), so a lease is judged when read and
- * property tests control time. Stores only make these rules atomic; they never decide them.
+ * property tests control time. Stores only make these rules atomic; they never decide them. The
+ * operations (task_ops.ts, checklist.ts, history.ts) call these guards; none restates them.
  */
 import { fail } from "./errors.ts";
 import type { Claim, Task } from "./schemas.ts";
@@ -302,4 +303,57 @@ export function claimFor(actor: Actor & { agent: string }, since?: string): Clai
 export function sameHolding(a: Claim | undefined, b: Claim | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.agent === b.agent && a.since === b.since;
+}
+
+/**
+ * Refuses (`EXECUTION_ORDER_VIOLATION`) a change that reopened a done task while a task that waits
+ * for it is in progress: a started task never has an unfinished blocker. Looks only at the tasks
+ * whose status the open transaction changed.
+ */
+export function checkReopened(tree: TaskTree): void {
+  for (const [id, before] of tree.statusBefore) {
+    const task = tree.get(id);
+    if (before !== "done" || !task || task.status === "done") continue;
+    for (const dependent of tree.dependentsOf(id)) {
+      if (dependent.status !== "in_progress") continue;
+      fail(
+        "EXECUTION_ORDER_VIOLATION",
+        `Cannot reopen "${task.name}" (${task.id}): "${dependent.name}" (${dependent.id}), which waits for it, is in progress. Put that back to todo first.`,
+      );
+    }
+  }
+}
+
+/** Sets `parallel`; making a parent sequential is refused while its subtasks run out of order. */
+export function setParallel(tree: TaskTree, task: Task, parallel: boolean): void {
+  if (!parallel) {
+    let open: Task | undefined;
+    for (const child of task.tasks) {
+      if (child.status === "in_progress" && open) {
+        fail(
+          "INVALID_INPUT",
+          `Cannot make "${task.name}" (${task.id}) sequential: "${child.name}" (${child.id}) is in progress while the earlier "${open.name}" (${open.id}) is not done.`,
+        );
+      }
+      if (child.status !== "done") open ??= child;
+    }
+  }
+  tree.setField(task, "parallel", parallel ? true : undefined);
+}
+
+/** Sets `blocked_by` (an empty list clears it), checked against the graph; a started task cannot gain an unfinished blocker. */
+export function setBlockedBy(tree: TaskTree, task: Task, ids: readonly string[]): void {
+  tree.setField(task, "blocked_by", ids.length === 0 ? undefined : [...new Set(ids)]);
+  checkBlockedBy(tree, task);
+  if (task.status === "in_progress") {
+    const open = unfinishedBlockers(tree, task);
+    if (open.length > 0) {
+      fail(
+        "EXECUTION_ORDER_VIOLATION",
+        `Cannot block "${task.name}" (${task.id}) by unfinished "${open[0]!.name}" (${
+          open[0]!.id
+        }): it is in progress already. Put it back to todo first.`,
+      );
+    }
+  }
 }

@@ -53,9 +53,9 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
   if (on.has("tasks")) {
     lines.push(
-      "Plan with createTask (nest subtasks in `tasks`; for a team, parallel: true parts and blocked_by dependencies).",
+      "Plan with createTask (nest subtasks in `tasks`; teams: parallel parts, blocked_by dependencies).",
       "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
-      "Team workers loop claimTask(agent) → work → completeTask, call claimTask again as a heartbeat on long work, and save work info before stopping.",
+      "Team workers loop claimTask(agent) → work → completeTask, re-call claimTask as a heartbeat on long work, save work info before stopping.",
     );
   } else if (on.has("checklist")) {
     lines.push(
@@ -69,7 +69,7 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   }
   if (on.has("progress")) {
     lines.push(
-      "After significant work, update your progress: mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document (your memory, not a report).",
+      "After significant work, update mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document (your memory, not a report).",
     );
   }
   if (on.has("works")) {

@@ -42,7 +42,7 @@ const createTaskTool = defineTool({
   group: "tasks",
   title: "Create task",
   description:
-    "Create a task, optionally with nested subtasks (all or nothing); they inherit completion_criteria and constraints.",
+    "Create a task with optional nested subtasks (all or nothing); subtasks inherit criteria and constraints.",
   input: CreateTaskInputSchema.extend({
     sessionId,
     id: TaskIdSchema.optional().describe("Default: generated"),
@@ -184,7 +184,7 @@ const startTaskTool = defineTool({
   group: "tasks",
   title: "Start task",
   description:
-    "Start a task (a parent: its first ready leaf); earlier siblings must be done unless the parent is parallel. Returns inherited criteria, constraints, progress table.",
+    "Start a task (a parent: its first ready leaf); earlier siblings must be done unless the parent is parallel. Returns inherited criteria, constraints, progress.",
   input: z.object({ sessionId, id: taskId, agent, lease_seconds: leaseSeconds }),
   output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -230,7 +230,7 @@ const claimTaskTool = defineTool({
   group: "tasks",
   title: "Claim task",
   description:
-    "Team work: start the first ready leaf under id for agent, leased (default 1800 s); renews the lease of a leaf agent holds. None ready: task null.",
+    "Team work: start the first ready leaf under id for agent, leased (default 1800 s), or renew the leaf agent holds. None ready: task null.",
   input: z.object({
     sessionId,
     agent: AgentSchema,

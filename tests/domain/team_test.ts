@@ -127,6 +127,10 @@ Deno.test("claimTask takes the first ready leaf in tree order, atomically per ca
   const { result, changes } = tree.transact((t) => claimTask(t, named("x", later)));
   assert.equal(result.task?.id, "a");
   assert.equal(result.renewed, true);
+  assert.match(
+    result.message,
+    /^"Task a" \(a\) is still yours \(agent "x"\): lease renewed until 2026-01-01T00:35:00.000Z\./,
+  );
   assert.equal(tree.get("a")!.claim!.since, x.claim!.since);
   assert.equal(tree.get("a")!.claim!.expires_at, new Date(later + 1800_000).toISOString());
   assert.deepEqual(recordChange(tree, changes), [], "a renewal adds no revision");

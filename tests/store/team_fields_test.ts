@@ -19,7 +19,7 @@ function teamFields(roots: readonly Task[]) {
     t.tasks.forEach(visit);
   };
   roots.forEach(visit);
-  return out;
+  return structuredClone(out);
 }
 
 Deno.test("parallel, blocked_by and claims round-trip in every store, a second store object, and export/import", async (t) => {
@@ -56,6 +56,19 @@ Deno.test("parallel, blocked_by and claims round-trip in every store, a second s
           );
           await reopened.close();
         }
+        // A renewal (no revision) reaches the other store object's cached tree too.
+        const { revision } = await space.readHistory("s", 1);
+        const renewed = await space.updateTree(
+          "s",
+          (tree) => startTask(tree, "a", { agent: "x", now: NOW + 60_000 }),
+        );
+        assert.equal(renewed.revision, revision);
+        const expires = new Date(NOW + 60_000 + 1800_000).toISOString();
+        assert.equal(
+          await other.space("default").readTree("s", (tree) => tree!.get("a")!.claim!.expires_at),
+          expires,
+        );
+        (expected.a as { claim: { expires_at: string } }).claim.expires_at = expires;
         const copy = new MemoryStore();
         await importStore(copy, await exportStore(store));
         assert.deepEqual(
