@@ -16,9 +16,12 @@ export interface ServerCommand extends ChildCommand {
   label: string;
 }
 
-/** A `deno.json` task `deno run FLAGS ENTRY ARGS` split into its parts. */
-async function taskParts(task: string): Promise<{ flags: string[]; entry: string; args: string[] }> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as {
+/** A `deno.json` task `deno run FLAGS ENTRY ARGS` (of the checkout at `root`) split into its parts. */
+async function taskParts(
+  task: string,
+  root = ROOT,
+): Promise<{ flags: string[]; entry: string; args: string[] }> {
+  const config = JSON.parse(await Deno.readTextFile(`${root}/deno.json`)) as {
     tasks: Record<string, string>;
   };
   const words = (config.tasks[task] ?? "").split(/\s+/).filter(Boolean);
@@ -30,18 +33,21 @@ async function taskParts(task: string): Promise<{ flags: string[]; entry: string
 }
 
 /** `run` and the words of a task after `deno run`. */
-async function taskArgs(task: string): Promise<string[]> {
-  const { flags, entry, args } = await taskParts(task);
+async function taskArgs(task: string, root = ROOT): Promise<string[]> {
+  const { flags, entry, args } = await taskParts(task, root);
   return ["run", ...flags, entry, ...args];
 }
 
-/** This server over stdio, exactly as the `stdio` task starts it. */
-export async function serverStdio(env: Record<string, string> = {}): Promise<ServerCommand> {
+/**
+ * This server over stdio, exactly as the `stdio` task starts it; with `root`, the server of another
+ * checkout (e.g. a worktree of `main` to compare against), started by that checkout's own task.
+ */
+export async function serverStdio(env: Record<string, string> = {}, root = ROOT): Promise<ServerCommand> {
   return {
-    label: "checklist-mcp",
+    label: root === ROOT ? "checklist-mcp" : `checklist-mcp at ${root}`,
     command: Deno.execPath(),
-    args: await taskArgs("stdio"),
-    cwd: ROOT,
+    args: await taskArgs("stdio", root),
+    cwd: root,
     env: serverEnv(env),
   };
 }

@@ -1,9 +1,15 @@
 /**
- * The speed suite (`deno task bench`): runs parts 1–5 and prints one Markdown report; with
+ * The speed suite (`deno task bench`): runs parts 1–6 and prints one Markdown report; with
  * `--write` it also replaces this suite's block in `BENCHMARKS.md`, leaving every other section
- * (such as "Store mutation latency" from `bench/store_bench.ts`) as it is.
+ * (such as "Store mutation latency" from `bench/store_bench.ts`) as it is. Part 6 (teams of
+ * agents, `bench/team_bench.ts`) has its targets in the block and its figures in its own section,
+ * "Teams of agents", which `deno task bench:team` also writes alone.
  *
- *   deno run -A bench/run.ts [--write] [--quick] [--only=cold,latency,throughput,memory,store]
+ *   deno run -A bench/run.ts [--write] [--quick] [--only=cold,latency,throughput,memory,store,team]
+ *     [--baseline=DIR]
+ *
+ * `--baseline=DIR` names a checkout of the version before teams (e.g. a worktree of `main`), which
+ * part 6 compares startTask/completeTask with no agent named against.
  *
  * `--quick` takes fewer samples and smaller sizes, for trying the harness; its figures are not the
  * ones to publish.
@@ -12,12 +18,15 @@ import { coldStart } from "./cold_start.ts";
 import { latency } from "./latency.ts";
 import { memory } from "./memory.ts";
 import { storeChange } from "./store_change.ts";
-import { updateBenchmarks } from "./figures.ts";
+import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
 import { type PartOptions, type PartResult, table, verdict } from "./report.ts";
+import { baselineArg, team, TEAM_HEADING } from "./team_bench.ts";
 import { throughput } from "./throughput.ts";
 
-const PARTS = ["cold", "latency", "throughput", "memory", "store"] as const;
+const PARTS = ["cold", "latency", "throughput", "memory", "store", "team"] as const;
+/** Parts whose figures go into a section of their own, outside the generated block. */
+const OWN_SECTION: Partial<Record<Part, string>> = { team: TEAM_HEADING };
 type Part = typeof PARTS[number];
 
 const BEGIN =
@@ -25,7 +34,9 @@ const BEGIN =
 const END = "<!-- bench/run.ts: end -->";
 const THEIRS = "## Store mutation latency";
 
-function parseArgs(args: readonly string[]): { write: boolean; quick: boolean; only: Set<Part> } {
+function parseArgs(
+  args: readonly string[],
+): { write: boolean; quick: boolean; only: Set<Part>; baseline: string | undefined } {
   const only = new Set<Part>(PARTS);
   for (const arg of args) {
     if (!arg.startsWith("--only=")) continue;
@@ -37,7 +48,12 @@ function parseArgs(args: readonly string[]): { write: boolean; quick: boolean; o
       only.add(name as Part);
     }
   }
-  return { write: args.includes("--write"), quick: args.includes("--quick"), only };
+  return {
+    write: args.includes("--write"),
+    quick: args.includes("--quick"),
+    only,
+    baseline: baselineArg(args),
+  };
 }
 
 /** Puts `block` into the document: over the previous block, or before "Store mutation latency", or at the end. */
@@ -55,7 +71,7 @@ export function placeBlock(document: string | undefined, block: string): string 
 }
 
 async function main(): Promise<void> {
-  const { write, quick, only } = parseArgs(Deno.args);
+  const { write, quick, only, baseline } = parseArgs(Deno.args);
   const note = (line: string) => console.error(`[bench] ${line}`);
   const options: PartOptions = { quick, note };
   const started = performance.now();
@@ -73,6 +89,7 @@ async function main(): Promise<void> {
   await time("throughput", () => throughput(options));
   await time("memory", () => memory({ ...options, rss100kKiB: results.get("latency")?.figures?.rss100kKiB }));
   await time("store", () => storeChange(options));
+  await time("team", () => team({ ...options, baseline }));
   const after = await machine();
   const minutes = (performance.now() - started) / 60_000;
 
@@ -81,7 +98,7 @@ async function main(): Promise<void> {
   const loaded = loads.some((l) => l > cpus * 0.5);
   const command = `deno task bench${quick ? " --quick" : ""}${
     only.size < PARTS.length ? ` --only=${[...only].join(",")}` : ""
-  }`;
+  }${baseline ? " --baseline=DIR" : ""}`;
   const targets = [...results.values()].flatMap((r) => r.targets);
   const block = [
     "## Speed, measured side by side",
@@ -103,11 +120,25 @@ async function main(): Promise<void> {
     "",
     table(["target", "result", "figures"], targets.map((t) => [t.name, verdict(t.met), t.detail])),
     "",
-    ...PARTS.filter((p) => results.has(p)).flatMap((p) => [results.get(p)!.markdown, ""]),
+    ...PARTS.filter((p) => results.has(p)).flatMap((p) =>
+      OWN_SECTION[p]
+        ? [
+          `Part ${PARTS.indexOf(p) + 1}'s figures are in the section "${OWN_SECTION[p]!.slice(3)}" below.`,
+          "",
+        ]
+        : [results.get(p)!.markdown, ""]
+    ),
   ].join("\n");
   console.log(block);
+  const sections = PARTS.filter((p) => OWN_SECTION[p] && results.has(p));
+  for (const p of sections) console.log(`\n${results.get(p)!.markdown}`);
   if (write) {
-    await updateBenchmarks((current) => placeBlock(current, block));
+    await updateBenchmarks((current) =>
+      sections.reduce(
+        (doc, p) => placeSection(doc, OWN_SECTION[p]!, results.get(p)!.markdown),
+        placeBlock(current, block),
+      )
+    );
     note("wrote BENCHMARKS.md");
   }
 }

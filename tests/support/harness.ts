@@ -77,9 +77,12 @@ export interface SpawnOptions {
   keepStderr?: boolean;
 }
 
-/** A stdio server's connection; `stderr()` is what the server logged so far (with `keepStderr`). */
+/** A connection to a stdio child process. */
 export interface StdioConnection extends Connection {
+  /** What the server logged so far (with `keepStderr`). */
   stderr(): string;
+  /** The child's process id (to signal it, e.g. SIGKILL in a crash test). */
+  pid: number;
 }
 
 /** A client talking to `deno run -A main.ts --stdio` over the child's stdin and stdout. */
@@ -102,7 +105,7 @@ export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConne
     if (!options.keepStderr) throw error;
     throw new Error(`${(error as Error).message}; the server logged:\n${stderr}`, { cause: error });
   }
-  return { ...connection(client, () => client.close()), stderr: () => stderr };
+  return { ...connection(client, () => client.close()), stderr: () => stderr, pid: transport.pid! };
 }
 
 /** A running HTTP server process with a connected client. */
