@@ -25,7 +25,7 @@ export interface AccessSettings {
 /** The outcome of {@link Authenticator.authenticate}. */
 export type AuthOutcome =
   | { ok: true; credential: Credential }
-  | { ok: false; error: "missing" | Refusal["error"]; message: string };
+  | { ok: false; error: "missing" | Refusal["error"]; message: string; reply?: string };
 
 /** The credential of `AUTH_TOKEN`. */
 const AUTH_TOKEN_CREDENTIAL: Credential = {
