@@ -23,10 +23,13 @@ import { h, type VElement, type VNode } from "./vnode.ts";
 /** Deepest indentation class (`d-12`); deeper rows indent no further. */
 export const MAX_INDENT = 12;
 
-/** The link that selects a session: `?session=ID` (plus `ns=` outside the `default` namespace). */
+/**
+ * The link that selects a session: `?ns=NAME&session=ID`. The namespace is always named: without
+ * it the dashboard shows the credential's own namespace, which need not be `default`.
+ */
 export function sessionHref(namespace: string, id: string): string {
   const params = new URLSearchParams();
-  if (namespace !== "default") params.set("ns", namespace);
+  params.set("ns", namespace);
   params.set("session", id);
   return `?${params}`;
 }
