@@ -95,6 +95,27 @@ export class Authenticator {
     ];
   }
 
+  /** Whether a credential can be revoked while the server runs (a tokens file is read again on change). */
+  get revocable(): boolean {
+    return this.#tokensFile !== undefined;
+  }
+
+  /**
+   * Reads the tokens file again if it changed; returns the version of its entries, which grows
+   * whenever they change (see {@link revoked}); 0 without a tokens file.
+   */
+  async refresh(): Promise<number> {
+    return await this.#tokensFile?.refresh() ?? 0;
+  }
+
+  /**
+   * Whether `credential` was revoked: it came from the tokens file, whose current version no longer
+   * holds it as it was (removed, or changed). Credentials of `AUTH_TOKEN` and OAuth never are.
+   */
+  revoked(credential: Credential): boolean {
+    return this.#tokensFile?.revoked(credential) ?? false;
+  }
+
   /** The credential of the request's `Authorization: Bearer …`, or why there is none. Never logs a secret. */
   async authenticate(request: Request): Promise<AuthOutcome> {
     const header = request.headers.get("authorization");

@@ -18,6 +18,7 @@ import { cors } from "hono/cors";
 import { Authenticator } from "../access/authenticator.ts";
 import type { Access } from "../access/credential.ts";
 import { fairShare } from "../access/fair_share.ts";
+import { RevocationWatch } from "../access/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
@@ -116,6 +117,21 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     feed: (onChange) => options.store.watch(onChange),
     ...options.events,
   });
+  // A token removed from the tokens file ends its connections and event streams within 2 seconds.
+  const revocation = auth && new RevocationWatch({
+    auth,
+    log,
+    active: () => pool.size > 0 || dashboard.hub.size > 0,
+    end: (revoked) => pool.closeWhere(revoked) + dashboard.hub.endWhere(revoked),
+  });
+  if (revocation) {
+    for (const path of ["/events", "/mcp", "/mcp/*"]) {
+      app.use(path, async (_c, next) => {
+        await next();
+        revocation.poke();
+      });
+    }
+  }
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));
   app.route("/", dashboard.app);
 
@@ -238,6 +254,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   return {
     app,
     close: () => {
+      revocation?.stop();
       dashboard.close();
       return pool.closeAll();
     },

@@ -188,3 +188,48 @@ Deno.test("the dashboard without ns works in the credential's own namespace: /ap
   assert.equal(children.status, 200);
   assert.equal((await children.json()).rows.length, 1);
 });
+
+Deno.test("revocation: removing a token ends its event streams and MCP streams within 2 seconds; its connections answer 401", async () => {
+  await using file = await tokensFile(ENTRIES);
+  const { log, records } = recordingLogger();
+  await using app = await accessApp({ authTokensFile: file.path }, { log });
+  const events = await openStream(app.app, "viewer");
+  const id = await openRawConnection(app.app, bearer("viewer"));
+  const headers = { ...bearer("viewer"), "mcp-session-id": id };
+  await (await post(app.app, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)).body
+    ?.cancel();
+  const get = await send(app.app, { method: "GET", headers: { ...headers, accept: "text/event-stream" } });
+  assert.equal(get.status, 200);
+  const mcpStream = get.body!.getReader();
+  const theirEvents = await openStream(app.app, "ci");
+  const theirs = await openRawConnection(app.app, bearer("ci"));
+
+  const start = performance.now();
+  await file.write(ENTRIES.filter((e) => e.name !== "viewer"));
+  await Promise.all([ended(events), ended(mcpStream)]);
+  const took = performance.now() - start;
+  assert.ok(took < 2000, `ended after ${Math.round(took)} ms`);
+  assert.equal(await pingStatus(app.app, "viewer", id), 401);
+
+  assert.equal(await pingStatus(app.app, "ci", theirs), 200, "another credential's connection lives on");
+  await using ci = await connectWith(app.app, SECRETS.ci);
+  await ok(ci.client, "createTask", { sessionId: "plan", name: "after the revocation" });
+  assert.match(await readUntil(theirEvents, (t) => t.includes("event: change")), /event: change/);
+  await theirEvents.cancel();
+  const logged = records.filter((r) => r.msg.includes("revoked"));
+  assert.ok(logged.some((r) => r.credential === "viewer"), "the log names the revoked credential");
+  assert.ok(!JSON.stringify(records).includes(SECRETS.viewer), "never its secret");
+});
+
+Deno.test("revocation: a rewritten tokens file ends the streams of entries it changed and keeps those it kept", async () => {
+  await using file = await tokensFile(ENTRIES);
+  await using app = await accessApp({ authTokensFile: file.path });
+  const changed = await openStream(app.app, "viewer");
+  const kept = await openStream(app.app, "ci");
+  await file.write(ENTRIES.map((e) => e.name === "viewer" ? { ...e, access: "write" as const } : e));
+  await ended(changed);
+  await using ci = await connectWith(app.app, SECRETS.ci);
+  await ok(ci.client, "createTask", { sessionId: "plan", name: "kept alive" });
+  assert.match(await readUntil(kept, (t) => t.includes("event: change")), /event: change/);
+  await kept.cancel();
+});
