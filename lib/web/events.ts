@@ -5,8 +5,8 @@
  * another namespace sends nothing, so a stream tells nobody when other tenants work.
  *
  * The store's feed says only that something changed. So after each burst of changes the hub reads
- * a signature of every namespace that has open streams (`signature`: its sessions' revisions, its
- * works and its progress documents' revisions) and wakes the streams of those whose signature moved.
+ * a signature of every namespace that has open streams (`signature`: a hash of its data) and wakes
+ * the streams of those whose signature moved.
  *
  * Bounded: at most `maxStreams` open streams, shared fairly among credentials (lib/access/fair_share.ts:
  * a credential at its share, or any when the cap is full, gives up its own oldest stream; one that
@@ -19,7 +19,8 @@ import { streamSSE } from "hono/streaming";
 import type { Credential } from "../access/credential.ts";
 import { admission } from "../access/fair_share.ts";
 import type { Logger } from "../log.ts";
-import type { Space } from "../store/store.ts";
+import { sha256, toHex } from "../access/credential.ts";
+import type { Store } from "../store/store.ts";
 
 /** Subscribes to a store's changes: calls `onChange` after each; returns the unsubscribe function. */
 export type ChangeFeed = (onChange: () => void) => () => void;
@@ -54,20 +55,13 @@ interface Stream extends StreamScope {
 }
 
 /**
- * What identifies the state of a namespace's data cheaply: each session's revision (every change to
- * a tree makes one), each work entry's time and use, each progress document's revision.
+ * What identifies the state of a namespace's data: the SHA-256 of its export (one consistent
+ * snapshot: trees, history, works, progress documents), so any change to it, an import included,
+ * moves it. One read of the namespace (about 3 ms for 1,000 sessions in memory or a JSON file, about
+ * 100 ms in Deno KV), made once per burst of changes for each namespace that has open streams.
  */
-export async function namespaceSignature(space: Space): Promise<string> {
-  const sessions = (await space.listSessions()).sort();
-  const revisions: number[] = [];
-  for (const id of sessions) revisions.push((await space.readHistory(id, 1)).revision);
-  const works = await space.readWorks((entries) =>
-    [...entries.values()].map((w) => [w.workId, w.work_timestamp, w.used, w.work_description])
-  );
-  const projects = (await space.listProjects()).sort();
-  const documents: (number | undefined)[] = [];
-  for (const project of projects) documents.push((await space.readProgress(project))?.revision);
-  return JSON.stringify([sessions, revisions, works, projects, documents]);
+export async function namespaceSignature(store: Store, namespace: string): Promise<string> {
+  return toHex(sha256(JSON.stringify(await store.exportDocument({ namespace }))));
 }
 
 /** See the module doc. */

@@ -61,7 +61,7 @@ export function createDashboard(
     // Without access control every caller is the one local credential: its share is the whole cap.
     share: options.access ? fairShare(maxStreams) : maxStreams,
     heartbeatMs: options.heartbeatMs,
-    signature: (namespace) => namespaceSignature(options.store.space(namespace)),
+    signature: (namespace) => namespaceSignature(options.store, namespace),
   });
   const app = new Hono<{ Variables: AccessVariables }>();
   const assets = assetPaths();
