@@ -50,6 +50,8 @@ export interface StreamScope {
 }
 
 interface Stream extends StreamScope {
+  /** Set by `end()`, which may come before the stream's body has started. */
+  ended: boolean;
   wake: () => void;
   end: () => void;
 }
@@ -125,30 +127,34 @@ export class EventHub {
     c.header("Cache-Control", "no-store");
     c.header("X-Accel-Buffering", "no");
     let wake = () => {};
-    let end = () => {};
-    const stream: Stream = { ...scope, wake: () => wake(), end: () => end() };
+    const stream: Stream = {
+      ...scope,
+      ended: false,
+      wake: () => wake(),
+      end: () => {
+        stream.ended = true;
+        wake();
+      },
+    };
     this.#add(stream);
     const { namespace } = scope;
     return streamSSE(c, async (sse) => {
-      let ended = false;
       let pending: Promise<void> = new Promise((resolve) => (wake = resolve));
       const arm = () => (pending = new Promise((resolve) => (wake = resolve)));
-      end = () => {
-        ended = true;
-        wake();
-      };
-      sse.onAbort(() => end());
+      sse.onAbort(() => stream.end());
       const beat = setInterval(() => {
-        sse.write(": ping\n\n").catch(() => end());
+        sse.write(": ping\n\n").catch(() => stream.end());
       }, this.#heartbeatMs);
       try {
         await this.#baseline(namespace);
         let sent = this.#seq.get(namespace) ?? 0;
-        await sse.writeSSE({ event: "ready", data: JSON.stringify({ seq: sent }), retry: 1000 });
-        while (!ended) {
+        if (!stream.ended) {
+          await sse.writeSSE({ event: "ready", data: JSON.stringify({ seq: sent }), retry: 1000 });
+        }
+        while (!stream.ended) {
           await pending;
           arm();
-          if (ended || sse.aborted || sse.closed) break;
+          if (stream.ended || sse.aborted || sse.closed) break;
           const seq = this.#seq.get(namespace) ?? 0;
           if (seq === sent) continue;
           sent = seq;

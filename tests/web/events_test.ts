@@ -1,6 +1,9 @@
 /** The dashboard's event streams: a change arrives, the cap holds, heartbeats beat, shutdown ends them. */
 import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { LOCAL_CREDENTIAL } from "../../lib/access/credential.ts";
 import { createApp } from "../../lib/http/app.ts";
+import { EventHub } from "../../lib/web/events.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok } from "../support/harness.ts";
@@ -90,4 +93,20 @@ Deno.test("a server process with open dashboards stops at SIGTERM at once, endin
   assert.equal(code, 0);
   assert.ok(performance.now() - started < 5000, "stopped without waiting for the kill");
   for (const reader of readers) await readUntil(reader, () => false).catch(() => {});
+});
+
+Deno.test("a stream ended before its body has started still ends, without a ready event", async () => {
+  const hub = new EventHub({ log: quietLogger() });
+  const app = new Hono();
+  app.get("/events", (c) => {
+    const response = hub.open(c, { credential: LOCAL_CREDENTIAL, namespace: "default" });
+    hub.endWhere(() => true); // as a revocation found right away would
+    return response;
+  });
+  const response = await app.request("http://127.0.0.1/events");
+  assert.equal(response.status, 200);
+  const text = await readUntil(response.body!.getReader(), () => false, 1000);
+  assert.doesNotMatch(text, /event: ready/);
+  assert.equal(hub.size, 0);
+  hub.close();
 });
