@@ -25,7 +25,7 @@ export interface AccessSettings {
 /** The outcome of {@link Authenticator.authenticate}. */
 export type AuthOutcome =
   | { ok: true; credential: Credential }
-  | { ok: false; error: "missing" | Refusal["error"]; message: string };
+  | { ok: false; error: "missing" | Refusal["error"]; message: string; reply?: string };
 
 /** The credential of `AUTH_TOKEN`. */
 const AUTH_TOKEN_CREDENTIAL: Credential = {
@@ -93,6 +93,27 @@ export class Authenticator {
       ...(this.#tokensFile ? ["tokens file"] : []),
       ...(this.oauth ? ["oauth"] : []),
     ];
+  }
+
+  /** Whether a credential can be revoked while the server runs (a tokens file is read again on change). */
+  get revocable(): boolean {
+    return this.#tokensFile !== undefined;
+  }
+
+  /**
+   * Reads the tokens file again if it changed; returns the version of its entries, which grows
+   * whenever they change (see {@link revoked}); 0 without a tokens file.
+   */
+  async refresh(): Promise<number> {
+    return await this.#tokensFile?.refresh() ?? 0;
+  }
+
+  /**
+   * Whether `credential` was revoked: it came from the tokens file, whose current version no longer
+   * holds it as it was (removed, or changed). Credentials of `AUTH_TOKEN` and OAuth never are.
+   */
+  revoked(credential: Credential): boolean {
+    return this.#tokensFile?.revoked(credential) ?? false;
   }
 
   /** The credential of the request's `Authorization: Bearer …`, or why there is none. Never logs a secret. */

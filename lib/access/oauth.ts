@@ -54,10 +54,31 @@ export interface OAuthOptions {
   clockToleranceSec?: number;
 }
 
-/** Why a token was refused: `invalid_token` (401) or `insufficient_scope` (403), or the issuer is unreachable (503). */
+/**
+ * Why a token was refused: `invalid_token` (401) or `insufficient_scope` (403), or the issuer cannot
+ * be used (503): unreachable, or reachable but its metadata names another issuer (`message` says which).
+ */
 export interface Refusal {
   error: "invalid_token" | "insufficient_scope" | "unavailable";
+  /** For the log (and `error_description`); for `unavailable` it may hold an exception's text. */
   message: string;
+  /** For `unavailable`: what the 503 tells the client (never an exception's text). */
+  reply?: string;
+}
+
+/**
+ * The issuer answered, but its metadata names another issuer than `OAUTH_ISSUER` (e.g. `localhost`
+ * against `127.0.0.1`): a configuration mistake that retrying will not mend, so it is named as such.
+ */
+export class IssuerMismatch extends Error {
+  constructor(configured: string, named: unknown) {
+    super(
+      `issuer mismatch: the authorization server's metadata names issuer ${
+        JSON.stringify(named)
+      }, but OAUTH_ISSUER is ${JSON.stringify(configured)}; set OAUTH_ISSUER to the issuer it names`,
+    );
+    this.name = "IssuerMismatch";
+  }
 }
 
 /** Whether an URL is https, or http on a loopback host (for development and tests). */
@@ -190,9 +211,13 @@ export class OAuthResource {
     try {
       keys = await this.#keySet();
     } catch (error) {
+      if (error instanceof IssuerMismatch) {
+        return { error: "unavailable", message: error.message, reply: error.message };
+      }
       return {
         error: "unavailable",
-        message: `the authorization server is unreachable: ${(error as Error).message}`,
+        message: `the authorization server cannot be reached: ${(error as Error).message}`,
+        reply: "the authorization server cannot be reached",
       };
     }
     let payload: JWTPayload;
@@ -236,7 +261,10 @@ export class OAuthResource {
     return this.#keys;
   }
 
-  /** Finds `jwks_uri` in the issuer's metadata. */
+  /**
+   * Finds `jwks_uri` in the issuer's metadata. Throws {@link IssuerMismatch} when the only metadata
+   * found names another issuer, else an Error saying what failed where.
+   */
   async #discover(): Promise<KeySet> {
     const issuer = new URL(this.issuer);
     const path = issuer.pathname.replace(/\/+$/, "");
@@ -245,6 +273,7 @@ export class OAuthResource {
       `${issuer.origin}${path}/.well-known/openid-configuration`,
     ];
     const problems: string[] = [];
+    let mismatch: IssuerMismatch | undefined;
     for (const place of places) {
       try {
         const response = await fetch(place, {
@@ -258,6 +287,7 @@ export class OAuthResource {
         }
         const metadata = await response.json() as { issuer?: unknown; jwks_uri?: unknown };
         if (typeof metadata.issuer !== "string" || !this.#issuers.includes(metadata.issuer)) {
+          mismatch ??= new IssuerMismatch(this.issuer, metadata.issuer);
           problems.push(`${place}: names issuer ${JSON.stringify(metadata.issuer)}`);
           continue;
         }
@@ -275,6 +305,7 @@ export class OAuthResource {
         problems.push(`${place}: ${(error as Error).message}`);
       }
     }
+    if (mismatch) throw mismatch;
     throw new Error(`no usable issuer metadata (${problems.join("; ")})`);
   }
 }

@@ -9,6 +9,8 @@
  * {@link RECHECK_MS} ms: a change is read again then, so a token is revoked by removing it, without a
  * restart, within a tenth of a second. A file that turns bad while the
  * server runs admits nobody until it is fixed (fail closed), and the log says why.
+ * An entry that a new version of the file keeps unchanged keeps its {@link Credential} object; one
+ * removed or changed is {@link TokensFile.revoked} from then on, so what it opened can be ended.
  * Secrets never reach a log or an error message; entries are named by `name`.
  */
 import { z } from "zod";
@@ -128,12 +130,17 @@ export class TokensFile {
   #checkedAt = 0;
   /** Tokens found lately, for the file version held; emptied whenever the file is read again. */
   #recent: { token: string; credential: Credential }[] = [];
+  /** Every credential this file ever gave out (to tell a revoked one from one of another source). */
+  readonly #issued = new WeakSet<Credential>();
+  /** Grows whenever the entries held change. */
+  #version = 0;
 
   private constructor(path: string, log: Logger, held: Held[], stamp: string) {
     this.path = path;
     this.#log = log;
     this.#held = held;
     this.#stamp = stamp;
+    for (const h of held) this.#issued.add(h.credential);
   }
 
   /** Reads and checks the file; throws a clear Error (naming no secret) when it is missing or invalid. */
@@ -175,6 +182,21 @@ export class TokensFile {
     return found;
   }
 
+  /**
+   * Reads the file again if it changed (at most every {@link RECHECK_MS}); returns the version of
+   * the entries held, which grows whenever they change (whoever made it read the file again). What a
+   * revocation watch calls between requests.
+   */
+  async refresh(): Promise<number> {
+    if (this.#changed()) await this.#current();
+    return this.#version;
+  }
+
+  /** Whether `credential` came from this file and the file no longer holds it as it was (removed or changed). */
+  revoked(credential: Credential): boolean {
+    return this.#issued.has(credential) && !this.#held.some((h) => h.credential === credential);
+  }
+
   /** Whether the file differs from the version held (or a reload is under way). */
   #changed(): boolean {
     if (this.#checking) return true;
@@ -204,8 +226,10 @@ export class TokensFile {
     const now = stamp(info);
     if (now === this.#stamp) return this.#held;
     try {
-      const held = parseTokensFile(await Deno.readTextFile(this.path), this.path);
+      const held = keepUnchanged(this.#held, parseTokensFile(await Deno.readTextFile(this.path), this.path));
+      for (const h of held) this.#issued.add(h.credential);
       this.#held = held;
+      this.#version++;
       this.#recent = [];
       this.#stamp = now;
       this.#log.info("tokens file read again", {
@@ -228,6 +252,19 @@ export class TokensFile {
     this.#held = [];
     this.#recent = [];
     this.#stamp = now;
+    this.#version++;
     return [];
   }
+}
+
+/** `next`, where an entry equal to one of `before` (name, secret, namespaces, access) keeps that one's credential. */
+function keepUnchanged(before: readonly Held[], next: Held[]): Held[] {
+  return next.map((entry) => {
+    const same = before.find((old) =>
+      old.credential.name === entry.credential.name && digestsMatch(old.digest, entry.digest) &&
+      old.credential.access === entry.credential.access && old.credential.own === entry.credential.own &&
+      JSON.stringify(old.credential.namespaces) === JSON.stringify(entry.credential.namespaces)
+    );
+    return same ? { ...entry, credential: same.credential } : entry;
+  });
 }

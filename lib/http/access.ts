@@ -40,7 +40,10 @@ export function mcpAccess(
         auth.logRefusal(c.req.raw, outcome);
         if (outcome.error === "unavailable") {
           return c.json(
-            jsonRpcError(-32000, "Service Unavailable: the authorization server cannot be reached"),
+            jsonRpcError(
+              -32000,
+              `Service Unavailable: ${outcome.reply ?? "the authorization server cannot be reached"}`,
+            ),
             503,
           );
         }

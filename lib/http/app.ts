@@ -17,6 +17,8 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { Authenticator } from "../access/authenticator.ts";
 import type { Access } from "../access/credential.ts";
+import { fairShare } from "../access/fair_share.ts";
+import { RevocationWatch } from "../access/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
@@ -94,8 +96,11 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   const auth = options.access ??
     (config.authToken ? new Authenticator({ log, authToken: config.authToken }) : undefined);
   const lists = allowLists(config);
+  const maxConnections = config.maxConnections ?? DEFAULTS.maxConnections;
   const pool = new ConnectionPool({
-    max: config.maxConnections ?? DEFAULTS.maxConnections,
+    max: maxConnections,
+    // Without access control every caller is the one local credential: its share is the whole cap.
+    share: auth ? fairShare(maxConnections) : maxConnections,
     idleMs: (config.connectionIdleMinutes ?? DEFAULTS.connectionIdleMinutes) * 60_000,
     log,
     now: options.now,
@@ -112,6 +117,21 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     feed: (onChange) => options.store.watch(onChange),
     ...options.events,
   });
+  // A token removed from the tokens file ends its connections and event streams within 2 seconds.
+  const revocation = auth && new RevocationWatch({
+    auth,
+    log,
+    active: () => pool.size > 0 || dashboard.hub.size > 0,
+    end: (revoked) => pool.closeWhere(revoked) + dashboard.hub.endWhere(revoked),
+  });
+  if (revocation) {
+    for (const path of ["/events", "/mcp", "/mcp/*"]) {
+      app.use(path, async (_c, next) => {
+        await next();
+        revocation.poke();
+      });
+    }
+  }
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));
   app.route("/", dashboard.app);
 
@@ -196,6 +216,13 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       return json(jsonRpcError(-32000, "Bad Request: no valid session; send initialize first"), 400);
     }
     log.debug("mcp connection for", { credential: scope.credential.name, namespace: scope.namespace });
+    if (!pool.admit(scope.credential)) {
+      return json(
+        jsonRpcError(-32000, "Service Unavailable: too many live connections; try again shortly"),
+        503,
+        { "Retry-After": "5" },
+      );
+    }
     return await openConnection(request, body, scope);
   }
 
@@ -206,7 +233,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id): void =>
-        pool.add(id, { transport, server, namespace: scope.namespace, owner }),
+        pool.add(id, { transport, server, namespace: scope.namespace, owner, credential: scope.credential }),
       onsessionclosed: (id) => pool.forget(id),
     });
     // Kept by connect(): the SDK chains its own close handling after ours.
@@ -227,6 +254,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   return {
     app,
     close: () => {
+      revocation?.stop();
       dashboard.close();
       return pool.closeAll();
     },

@@ -5,7 +5,13 @@
  * one (a client that lost its connection gets 404 and initializes again, as the protocol says), so
  * crashed clients that never sent `DELETE` cannot lock everyone out. Expiry is checked on each
  * request: no timers to leak.
+ *
+ * With `share` below `max` (access control on), the cap is shared fairly among credentials
+ * (lib/access/fair_share.ts): the connection closed to make room is always one of the opening
+ * credential's own, so one credential can never close another's connections.
  */
+import { admission } from "../access/fair_share.ts";
+import type { Credential } from "../access/credential.ts";
 import type { Logger } from "../log.ts";
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 
@@ -20,12 +26,16 @@ export interface Connection {
    * of the same owner may use it.
    */
   owner?: string;
+  /** The credential that opened it: its name is the tenant its share counts against. */
+  credential?: Credential;
 }
 
 /** Options of {@link ConnectionPool}. */
 export interface ConnectionPoolOptions {
   /** Most live connections (`MAX_SESSIONS`). */
   max: number;
+  /** Most live connections one credential may hold (`fairShare(max)` with access control on); `max` by default. */
+  share?: number;
   /** Idle time after which a connection is closed (`SESSION_IDLE_MINUTES`), in milliseconds. */
   idleMs: number;
   log: Logger;
@@ -40,11 +50,15 @@ interface Entry extends Connection {
 /** See the module doc. Map order is use order: the first entry is the least recently used. */
 export class ConnectionPool {
   #connections = new Map<string, Entry>();
+  /** Live connections per tenant (credential name). */
+  #held = new Map<string, number>();
   #options: ConnectionPoolOptions;
+  #share: number;
   #now: () => number;
 
   constructor(options: ConnectionPoolOptions) {
     this.#options = options;
+    this.#share = Math.min(options.share ?? options.max, options.max);
     this.#now = options.now ?? Date.now;
   }
 
@@ -73,28 +87,112 @@ export class ConnectionPool {
     return entry;
   }
 
-  /** Admits a new connection, closing the least recently used one when the pool is full. */
+  /** How many live connections `credential` holds. */
+  heldBy(credential: Credential): number {
+    return this.#held.get(credential.name) ?? 0;
+  }
+
+  /**
+   * Makes room for one more connection of `credential` (call before opening it): closes its own
+   * least recently used connection when it is at its share, or when the pool is full; without a share
+   * (one tenant) the pool's least recently used. False when the pool is full of other credentials'
+   * connections: then the caller refuses (503) and nothing is closed.
+   */
+  admit(credential?: Credential): boolean {
+    this.sweep();
+    if (this.#share >= this.#options.max || !credential) {
+      while (this.#connections.size >= this.#options.max) {
+        const [oldest] = this.#connections.keys();
+        this.#options.log.warn("http connection evicted: too many live connections", {
+          connection: oldest,
+          max: this.#options.max,
+        });
+        this.#close(oldest!);
+      }
+      return true;
+    }
+    for (;;) {
+      const verdict = admission({
+        held: this.heldBy(credential),
+        total: this.#connections.size,
+        share: this.#share,
+        cap: this.#options.max,
+      });
+      if (verdict === "admit") return true;
+      if (verdict === "refuse") {
+        this.#options.log.warn("refused http connection: the cap is held by other credentials", {
+          credential: credential.name,
+          max: this.#options.max,
+          share: this.#share,
+        });
+        return false;
+      }
+      this.#closeOwnOldest(credential);
+    }
+  }
+
+  /**
+   * Adds a connection just opened ({@link admit} made room before). Connections opened at the same
+   * time can overshoot a credential's share; its own oldest are closed then, never another's.
+   */
   add(id: string, connection: Connection): void {
     this.sweep();
-    while (this.#connections.size >= this.#options.max) {
-      const [oldest] = this.#connections.keys();
-      this.#options.log.warn("http connection evicted: too many live connections", {
-        connection: oldest,
-        max: this.#options.max,
-      });
-      this.#close(oldest!);
-    }
+    if (!connection.credential || this.#share >= this.#options.max) this.admit();
     this.#connections.set(id, { ...connection, lastUsed: this.#now() });
+    const tenant = connection.credential?.name;
+    if (tenant !== undefined) this.#held.set(tenant, (this.#held.get(tenant) ?? 0) + 1);
     this.#options.log.info("http connection opened", {
       connection: id,
       namespace: connection.namespace,
       live: this.#connections.size,
     });
+    if (connection.credential && this.#share < this.#options.max) {
+      while (this.heldBy(connection.credential) > this.#share) {
+        if (!this.#closeOwnOldest(connection.credential)) break;
+      }
+    }
+  }
+
+  /** Closes every connection whose credential `refused` names (a revoked token); returns how many. */
+  closeWhere(refused: (credential: Credential) => boolean): number {
+    let closed = 0;
+    for (const [id, entry] of [...this.#connections]) {
+      if (entry.credential && refused(entry.credential)) {
+        this.#options.log.warn("http connection closed: its credential was revoked", {
+          connection: id,
+          credential: entry.credential.name,
+        });
+        this.#close(id);
+        closed++;
+      }
+    }
+    return closed;
+  }
+
+  /** Closes the least recently used connection of `credential`; false when it holds none. */
+  #closeOwnOldest(credential: Credential): boolean {
+    for (const [id, entry] of this.#connections) {
+      if (entry.credential?.name !== credential.name) continue;
+      this.#options.log.warn(
+        "http connection quota: closed the credential's least recently used connection",
+        {
+          connection: id,
+          credential: credential.name,
+          share: this.#share,
+          max: this.#options.max,
+        },
+      );
+      this.#close(id);
+      return true;
+    }
+    return false;
   }
 
   /** Forgets a connection that ended by itself (DELETE, transport closed); does not close it again. */
   forget(id: string): void {
-    if (this.#connections.delete(id)) {
+    const entry = this.#connections.get(id);
+    if (entry && this.#connections.delete(id)) {
+      this.#release(entry);
       this.#options.log.info("http connection closed", { connection: id, live: this.#connections.size });
     }
   }
@@ -113,13 +211,24 @@ export class ConnectionPool {
   async closeAll(): Promise<void> {
     const all = [...this.#connections.values()];
     this.#connections.clear();
+    this.#held.clear();
     await Promise.all(all.map((c) => c.server.close()));
+  }
+
+  #release(entry: Entry): void {
+    const tenant = entry.credential?.name;
+    if (tenant === undefined) return;
+    const held = (this.#held.get(tenant) ?? 1) - 1;
+    if (held > 0) this.#held.set(tenant, held);
+    else this.#held.delete(tenant);
   }
 
   #close(id: string): void {
     const entry = this.#connections.get(id);
+    if (!entry) return;
     this.#connections.delete(id);
-    entry?.server.close().catch((error) =>
+    this.#release(entry);
+    entry.server.close().catch((error) =>
       this.#options.log.warn("closing an http connection failed", { connection: id, error })
     );
   }

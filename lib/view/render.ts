@@ -38,24 +38,27 @@ import { h, type VElement, type VNode } from "./vnode.ts";
 export const MAX_INDENT = 12;
 
 /**
- * The link that selects a session: `?session=ID` (plus `ns=` outside the `default` namespace, and
- * `after=` to keep the window of the session list that shows it).
+ * The link that selects a session: `?ns=NAME&session=ID` (plus `after=` to keep the window of the
+ * session list that shows it). The namespace is always named: without it the dashboard shows the
+ * credential's own namespace, which need not be `default`.
  */
 export function sessionHref(namespace: string, id: string, after = ""): string {
   const params = new URLSearchParams();
-  if (namespace !== "default") params.set("ns", namespace);
+  params.set("ns", namespace);
   if (after !== "") params.set("after", after);
   params.set("session", id);
   return `?${params}`;
 }
 
-/** The link to a window of a namespace's session list: `?after=ID` (`""`: the first window). */
+/**
+ * The link to a window of a namespace's session list: `?ns=NAME&after=ID` (no `after`: the first
+ * window). The namespace is always named, as in {@link sessionHref}.
+ */
 export function windowHref(namespace: string, after: string): string {
   const params = new URLSearchParams();
-  if (namespace !== "default") params.set("ns", namespace);
+  params.set("ns", namespace);
   if (after !== "") params.set("after", after);
-  const query = `${params}`;
-  return query === "" ? "?" : `?${query}`;
+  return `?${params}`;
 }
 
 /** `5 sessions`, or for a window of more: `Sessions 101–200 of 5,000`. */

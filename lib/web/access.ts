@@ -77,10 +77,12 @@ function refuse(c: Context, auth: Authenticator, outcome: Exclude<AuthOutcome, {
   auth.logRefusal(c.req.raw, outcome);
   c.header("Cache-Control", "no-store");
   if (outcome.error === "unavailable") {
-    return c.json(
-      { error: { code: "UNAVAILABLE", message: "The authorization server cannot be reached." } },
-      503,
-    );
+    return c.json({
+      error: {
+        code: "UNAVAILABLE",
+        message: `Service unavailable: ${outcome.reply ?? "the authorization server cannot be reached"}.`,
+      },
+    }, 503);
   }
   c.header("WWW-Authenticate", auth.challenge(c.req.raw, outcome));
   const message =

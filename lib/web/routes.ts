@@ -7,14 +7,17 @@
  * | `GET /api/view` | the page's data as JSON (same query, plus `open=id,id` for unfolded tasks) |
  * | `GET /api/children` | a folded part: `ns`, `session`, `parent` (absent: roots), `offset`, `count` |
  *
- * `ns` names the namespace (README "Namespaces"; default `default`); a namespace the credential may
- * not see is answered as unknown (`404` on the JSON routes), so its name is never confirmed.
- * | `GET /events` | server-sent events: `change` after every change to the store |
+ * | `GET /events` | server-sent events: `change` after every change to the namespace `ns` |
  * | `GET /assets/…` | the script, the styles and the icon |
+ *
+ * `ns` names the namespace (README "Namespaces"); without it a page, request or stream works in the
+ * credential's own namespace, as `/mcp` does. A namespace the credential may not see is answered as
+ * unknown (`404` on the JSON routes and the events), so its name is never confirmed.
  */
 import { Hono } from "hono";
-import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Authenticator } from "../access/authenticator.ts";
+import type { Credential } from "../access/credential.ts";
+import { fairShare } from "../access/fair_share.ts";
 import type { Logger } from "../log.ts";
 import { MAX_OPEN, PAGE_ROWS } from "../view/fold.ts";
 import { type AccessVariables, dashboardAccess } from "./access.ts";
@@ -22,7 +25,7 @@ import { DASHBOARD_JS } from "./assets/client_js.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON } from "./assets/styles.ts";
 import type { Store } from "../store/store.ts";
 import { DashboardData, type PageQuery } from "./data.ts";
-import { type ChangeFeed, EventHub } from "./events.ts";
+import { type ChangeFeed, EventHub, namespaceSignature } from "./events.ts";
 import { type AssetPaths, renderPage } from "./page.ts";
 import { securityHeaders } from "./security.ts";
 
@@ -35,7 +38,10 @@ export interface DashboardOptions {
   access?: Authenticator;
   /** The store's change feed, for live updates. */
   feed?: ChangeFeed;
-  /** Open event streams allowed at once (default 100). */
+  /**
+   * Open event streams allowed at once (default 100); with access control on, one credential holds
+   * at most a quarter of them (lib/access/fair_share.ts).
+   */
   maxStreams?: number;
   /** Milliseconds between event-stream heartbeats (default 15 000). */
   heartbeatMs?: number;
@@ -47,11 +53,15 @@ export function createDashboard(
 ): { app: Hono<{ Variables: AccessVariables }>; close: () => void; hub: EventHub } {
   const data = new DashboardData(options.store, options.log);
   const unknownNamespace = { error: { code: "NOT_FOUND", message: "No such namespace" } } as const;
+  const maxStreams = options.maxStreams ?? 100;
   const hub = new EventHub({
     feed: options.feed,
     log: options.log,
-    maxStreams: options.maxStreams,
+    maxStreams,
+    // Without access control every caller is the one local credential: its share is the whole cap.
+    share: options.access ? fairShare(maxStreams) : maxStreams,
     heartbeatMs: options.heartbeatMs,
+    signature: (namespace) => namespaceSignature(options.store, namespace),
   });
   const app = new Hono<{ Variables: AccessVariables }>();
   const assets = assetPaths();
@@ -66,9 +76,9 @@ export function createDashboard(
   app.use("/events", dashboardAccess(options.access, options.log));
 
   app.get("/", async (c) => {
-    const query = pageQuery(new URL(c.req.url));
     const credential = c.get("credential");
-    const hidden = query.namespace !== undefined && !data.allows(credential, query.namespace);
+    const query = pageQuery(new URL(c.req.url), credential);
+    const hidden = !data.allows(credential, query.namespace!);
     // A namespace it may not see: the page of those it may, with no session chosen.
     const view = hidden
       ? { ...await data.page(credential, { open: [] }), session: null }
@@ -84,8 +94,8 @@ export function createDashboard(
 
   app.get("/api/view", async (c) => {
     c.header("Cache-Control", "no-store");
-    const query = pageQuery(new URL(c.req.url));
-    if (query.namespace !== undefined && !data.allows(c.get("credential"), query.namespace)) {
+    const query = pageQuery(new URL(c.req.url), c.get("credential"));
+    if (!data.allows(c.get("credential"), query.namespace!)) {
       return c.json(unknownNamespace, 404);
     }
     return c.json(await data.page(c.get("credential"), query));
@@ -105,7 +115,7 @@ export function createDashboard(
       );
     }
     const parent = url.searchParams.get("parent");
-    const namespace = url.searchParams.get("ns") || DEFAULT_NAMESPACE;
+    const namespace = url.searchParams.get("ns") || c.get("credential").own;
     if (!data.allows(c.get("credential"), namespace)) return c.json(unknownNamespace, 404);
     const view = await data.children(c.get("credential"), {
       namespace,
@@ -119,7 +129,15 @@ export function createDashboard(
     return c.json(view);
   });
 
-  app.get("/events", (c) => hub.open(c));
+  app.get("/events", (c) => {
+    const credential = c.get("credential");
+    const namespace = new URL(c.req.url).searchParams.get("ns") || credential.own;
+    if (!data.allows(credential, namespace)) {
+      c.header("Cache-Control", "no-store");
+      return c.json(unknownNamespace, 404);
+    }
+    return hub.open(c, { credential, namespace });
+  });
 
   return { app, close: () => hub.close(), hub };
 }
@@ -130,12 +148,11 @@ function asset(response: Response, type: string): Response {
   return response;
 }
 
-function pageQuery(url: URL): PageQuery {
+/** The page's query; without `ns`, the credential's own namespace. */
+function pageQuery(url: URL, credential: Credential): PageQuery {
   const params = url.searchParams;
   const open = (params.get("open") ?? "").split(",").filter(Boolean).slice(0, MAX_OPEN);
-  const query: PageQuery = { open };
-  const ns = params.get("ns");
-  if (ns) query.namespace = ns;
+  const query: PageQuery = { open, namespace: params.get("ns") || credential.own };
   const session = params.get("session");
   if (session) query.session = session;
   const after = params.get("after");

@@ -7,7 +7,7 @@ import { type AccessSettings, Authenticator } from "../../lib/access/authenticat
 import type { OAuthOptions } from "../../lib/access/oauth.ts";
 import { RECHECK_MS, type TokenEntry } from "../../lib/access/tokens_file.ts";
 import { sleep } from "../support/time.ts";
-import { createApp, type ServerScope } from "../../lib/http/app.ts";
+import { createApp, type HttpConfig, type ServerScope } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
@@ -66,6 +66,10 @@ export async function accessApp(
     tuning?: Pick<OAuthOptions, "jwksCooldownMs" | "clockToleranceSec">;
     store?: Store;
     stateless?: boolean;
+    /** More of the HTTP configuration (`maxConnections`, …). */
+    config?: HttpConfig;
+    /** The dashboard's event streams: their cap and heartbeat. */
+    events?: { maxStreams?: number; heartbeatMs?: number };
   } = {},
 ): Promise<AccessApp> {
   const log = options.log ?? quietLogger();
@@ -77,7 +81,8 @@ export async function accessApp(
     store,
     log,
     access: auth,
-    config: { stateless: options.stateless },
+    config: { ...options.config, stateless: options.stateless },
+    events: options.events,
     makeServer: (namespace, access) => {
       scopes.push({ namespace: namespace ?? "default", access: access ?? "write" });
       return createServer({ store, log, namespace, access });

@@ -13,6 +13,7 @@ import { spawnServer } from "../support/server_process.ts";
 import { fails, ok } from "../support/harness.ts";
 import { accessApp, connectWith, serve } from "./access_support.ts";
 import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
+import { recordingLogger } from "../support/logs.ts";
 
 /** An app with OAuth (plus `extra` settings) served on a loopback port, and its issuer. */
 async function setUp(
@@ -335,4 +336,52 @@ Deno.test("main.ts with OAUTH_ISSUER: a connector signs in to the real server pr
     headers: { authorization: "Bearer ci-token-0123456789" },
   });
   await ci.client.ping();
+});
+
+Deno.test("OAuth: a subject that is literally another user's mapped namespace gets a namespace of its own", async () => {
+  await using env = await setUp();
+  const first = await token(env.issuer, env.mcp, (_h, p) => (p.sub = "auth0|66a1"));
+  await using victim = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${first}` } });
+  await ok(victim.client, "createTask", { sessionId: "plan", name: "Victim's secret task" });
+  const mapped = env.app.scopes.at(-1)!.namespace;
+  assert.match(mapped, /^auth0_66a1-[0-9a-f]{16}$/);
+
+  const second = await token(env.issuer, env.mcp, (_h, p) => (p.sub = mapped));
+  await using attacker = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${second}` } });
+  const own = env.app.scopes.at(-1)!.namespace;
+  assert.notEqual(own, mapped, "the attacker's namespace is not the victim's");
+  const seen = await ok<{ tasks: unknown[] }>(attacker.client, "listTasks", { sessionId: "plan" });
+  assert.deepEqual(seen.tasks, [], "the victim's tasks are not visible");
+  await ok(attacker.client, "createTask", { sessionId: "plan", name: "Attacker's task" });
+  const after = await ok<{ tasks: { name: string }[] }>(victim.client, "listTasks", { sessionId: "plan" });
+  assert.deepEqual(after.tasks.map((t) => t.name), ["Victim's secret task"], "nor overwritten");
+  const into = await initializeWith(`${env.mcp}/${mapped}`, second);
+  assert.equal(into.status, 403, "nor reachable by name");
+  await into.body?.cancel();
+});
+
+Deno.test("OAuth: an issuer whose metadata names another issuer is reported as an issuer mismatch, not as unreachable", async () => {
+  await using issuer = await startIssuer();
+  const port = new URL(issuer.url).port;
+  issuer.server.issuer.url = `http://localhost:${port}`; // its metadata names localhost
+  const configured = `http://127.0.0.1:${port}`; // the same server, by another name
+  const { log, records } = recordingLogger();
+  await using app = await accessApp({ oauthIssuer: configured }, { log });
+  await using served = serve(app.app);
+  const bearer = await issuer.server.issuer.buildToken({
+    scopesOrTransform: (_h, p) => Object.assign(p, { sub: "alice", scope: "checklist:write" }),
+  });
+  const response = await initializeWith(`${served.url}/mcp`, bearer);
+  assert.equal(response.status, 503);
+  const body = await response.json();
+  assert.match(body.error.message, /issuer mismatch/);
+  assert.match(body.error.message, new RegExp(`localhost:${port}`));
+  assert.doesNotMatch(body.error.message, /cannot be reached/);
+  const page = await fetch(`${served.url}/api/view`, { headers: { authorization: `Bearer ${bearer}` } });
+  assert.equal(page.status, 503);
+  assert.match((await page.json()).error.message, /issuer mismatch/);
+  const logged = records.filter((r) => r.msg === "refused request: no valid credential");
+  assert.ok(logged.length >= 1);
+  assert.match(String(logged[0]!.detail), /issuer mismatch/);
+  assert.ok(!JSON.stringify(records).includes(bearer), "the token is never logged");
 });

@@ -116,7 +116,7 @@ Deno.test("the dashboard's JSON routes answer 404 for a namespace the credential
       "/api/view?ns=nobody",
       "/api/view?ns=a%2Fb",
       "/api/children?ns=b&session=plan-b",
-      "/api/children?session=plan-a", // no ns: default, which this credential may not see
+      "/api/children?ns=default&session=plan-a", // default, which this credential may not see
     ]
   ) {
     const response = await get(path);

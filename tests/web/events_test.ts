@@ -1,6 +1,9 @@
 /** The dashboard's event streams: a change arrives, the cap holds, heartbeats beat, shutdown ends them. */
 import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { LOCAL_CREDENTIAL } from "../../lib/access/credential.ts";
 import { createApp } from "../../lib/http/app.ts";
+import { EventHub } from "../../lib/web/events.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok } from "../support/harness.ts";
@@ -30,7 +33,8 @@ Deno.test("a change made through MCP reaches an open event stream as a change ev
   await reader.cancel();
 });
 
-Deno.test("past the cap on open event streams the next one gets 503, and a closed one frees its place", async () => {
+Deno.test("past the cap on open event streams the same caller's oldest stream ends to admit the next", async () => {
+  // Without access control every caller is the one local credential, whose share is the whole cap.
   await using app = appWith({ maxStreams: 2 });
   const readers = [];
   for (let i = 0; i < 2; i++) {
@@ -40,15 +44,12 @@ Deno.test("past the cap on open event streams the next one gets 503, and a close
     await readUntil(reader, (t) => t.includes("event: ready"));
     readers.push(reader);
   }
-  const refused = await send(app.app, { path: "/events" });
-  assert.equal(refused.status, 503);
-  assert.equal(refused.headers.get("retry-after"), "5");
-  await refused.body?.cancel();
-  await readers[0]!.cancel();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const again = await send(app.app, { path: "/events" });
-  assert.equal(again.status, 200);
-  await again.body?.cancel();
+  const third = await send(app.app, { path: "/events" });
+  assert.equal(third.status, 200);
+  await readUntil(readers[0]!, () => false); // the oldest ended
+  const reader = third.body!.getReader();
+  await readUntil(reader, (t) => t.includes("event: ready"));
+  await reader.cancel();
   await readers[1]!.cancel();
 });
 
@@ -92,4 +93,20 @@ Deno.test("a server process with open dashboards stops at SIGTERM at once, endin
   assert.equal(code, 0);
   assert.ok(performance.now() - started < 5000, "stopped without waiting for the kill");
   for (const reader of readers) await readUntil(reader, () => false).catch(() => {});
+});
+
+Deno.test("a stream ended before its body has started still ends, without a ready event", async () => {
+  const hub = new EventHub({ log: quietLogger() });
+  const app = new Hono();
+  app.get("/events", (c) => {
+    const response = hub.open(c, { credential: LOCAL_CREDENTIAL, namespace: "default" });
+    hub.endWhere(() => true); // as a revocation found right away would
+    return response;
+  });
+  const response = await app.request("http://127.0.0.1/events");
+  assert.equal(response.status, 200);
+  const text = await readUntil(response.body!.getReader(), () => false, 1000);
+  assert.doesNotMatch(text, /event: ready/);
+  assert.equal(hub.size, 0);
+  hub.close();
 });

@@ -59,7 +59,7 @@ Deno.test("the page lists at most 100 sessions at a time, says how many, and lin
   }
   assert.deepEqual(seen, ids(250), "every session once, in order");
   assert.deepEqual(counts, ["Sessions 1–100 of 250", "Sessions 101–200 of 250", "Sessions 201–250 of 250"]);
-  assert.deepEqual(previous, [undefined, "?", "?after=s0099"]);
+  assert.deepEqual(previous, [undefined, "?ns=default", "?ns=default&after=s0099"]);
 });
 
 Deno.test("/api/view carries the window: total, start, cursors, at most 100 sessions; a session outside it can be chosen", async () => {
@@ -87,7 +87,11 @@ Deno.test("/api/view carries the window: total, start, cursors, at most 100 sess
   const chosen = await read("?session=s0240");
   assert.equal(chosen.session?.id, "s0240", "a session outside the window shown is still shown");
   const html = await (await app.request("http://127.0.0.1/?after=s0199&session=s0240")).text();
-  assert.match(html, /href="\?after=s0199&amp;session=s0240" aria-current="page"/, "links keep the window");
+  assert.match(
+    html,
+    /href="\?ns=default&amp;after=s0199&amp;session=s0240" aria-current="page"/,
+    "links keep the window",
+  );
 });
 
 Deno.test("the page at 5,000 sessions stays small", async () => {

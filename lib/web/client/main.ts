@@ -54,7 +54,7 @@ async function refresh(): Promise<void> {
   const at = current();
   const params = new URLSearchParams();
   if (at) {
-    if (at.namespace !== "default") params.set("ns", at.namespace);
+    params.set("ns", at.namespace);
     params.set("session", at.session);
     // The window of the session list shown (lib/view/render.ts windowHref).
     const after = new URLSearchParams(location.search).get("after");
@@ -84,8 +84,17 @@ function setLive(state: "live" | "offline" | "connecting", text: string): void {
   live.textContent = text;
 }
 
+/** The namespace the page shows: the session's, else the address's `ns` (none: the credential's own). */
+function shownNamespace(): string | undefined {
+  return current()?.namespace ?? (new URLSearchParams(location.search).get("ns") || undefined);
+}
+
 function listen(): void {
-  const events = new EventSource("/events");
+  // A stream carries the changes of one namespace: the one this page shows.
+  const namespace = shownNamespace();
+  const events = new EventSource(
+    namespace === undefined ? "/events" : `/events?${new URLSearchParams({ ns: namespace })}`,
+  );
   let running: Promise<void> | undefined;
   let again = false;
   const update = () => {
