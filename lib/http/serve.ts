@@ -9,7 +9,7 @@
  * (`deno serve main.ts` and Deno Deploy use their own listener; there the app still answers `408`
  * but the platform decides when the connection closes.)
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
 import { errorReply } from "../mcp/jsonrpc.ts";
@@ -37,11 +37,14 @@ export interface HttpListener {
 }
 
 /** Starts listening; rejects when the address cannot be used. */
-export function serveHttp(options: ServeOptions): Promise<HttpListener> {
+export async function serveHttp(options: ServeOptions): Promise<HttpListener> {
+  // Imported here, not at the top: in the single-file bundle a static import of a Node built-in is
+  // loaded at start, and Deno's node:http costs a stdio start ~10 ms it never uses.
+  const { createServer } = await import("node:http");
   const timeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const server = createServer((req, res) => void handle(req, res, options, timeoutMs));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
-  return new Promise((resolve, reject) => {
+  return await new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       server.off("error", reject);
