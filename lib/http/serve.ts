@@ -43,6 +43,8 @@ export async function serveHttp(options: ServeOptions): Promise<HttpListener> {
   const { createServer } = await import("node:http");
   const timeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const server = createServer((req, res) => void handle(req, res, options, timeoutMs));
+  // Once per connection, not per request (a system call each time).
+  server.on("connection", (socket) => socket.setNoDelay(true));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
   return await new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -70,7 +72,6 @@ async function handle(
   options: ServeOptions,
   timeoutMs: number,
 ): Promise<void> {
-  req.socket.setNoDelay(true);
   // Until the whole body has arrived, read or not: a body left unread behind an early answer (a
   // 401) still holds the connection until it ends.
   if (!req.complete) {
