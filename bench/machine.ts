@@ -44,3 +44,14 @@ export async function rssKiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   return Number(/^VmRSS:\s*(\d+)/m.exec(status)?.[1] ?? NaN);
 }
+
+/** `getconf CLK_TCK` on Linux: the unit of the times in `/proc/PID/stat`. */
+const CLOCK_TICKS = 100;
+
+/** CPU time (user + system) a process has used so far, in milliseconds, from `/proc/PID/stat`. */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name; in ticks.
+  return (Number(fields[11]) + Number(fields[12])) * 1000 / CLOCK_TICKS;
+}
