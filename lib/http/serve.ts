@@ -181,18 +181,21 @@ function requestUrl(req: IncomingMessage): string {
  * may stay silent) the headers leave before the first event.
  */
 async function writeResponse(response: Response, res: ServerResponse, headersAtOnce: boolean): Promise<void> {
-  res.statusCode = response.status;
-  for (const [name, value] of response.headers) {
-    if (name !== "set-cookie") res.setHeader(name, value);
-  }
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  if (!response.body) return void res.end();
-  // An event stream is written as it comes, its headers at once (its first event may take a
-  // while); any other body in one write.
+  // The headers go out with the first write, in one `writeHead` of the raw list (no per-header
+  // `setHeader` bookkeeping).
+  const headers = headerList(response.headers);
+  const head = (extra: string[] = []) =>
+    res.writeHead(response.status, extra.length ? [...headers, ...extra] : headers);
+  // A whole body (or none) with its length, as `res.end(body)` alone would have sent it.
+  const whole = (body?: Uint8Array) =>
+    void (NO_BODY.has(response.status)
+      ? head().end()
+      : head(["content-length", String(body?.byteLength ?? 0)]).end(body));
+  if (!response.body) return whole();
+  // An event stream is written as it comes (below); any other body in one write.
   if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
     try {
-      return void res.end(new Uint8Array(await response.arrayBuffer()));
+      return whole(new Uint8Array(await response.arrayBuffer()));
     } catch {
       return void res.destroy();
     }
@@ -201,17 +204,14 @@ async function writeResponse(response: Response, res: ServerResponse, headersAtO
   res.once("close", () => void reader.cancel().catch(() => {}));
   try {
     let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-    if (headersAtOnce) res.flushHeaders();
+    if (headersAtOnce) head().flushHeaders();
     else {
       const first = await reader.read();
-      if (first.done) return void res.end();
+      if (first.done) return whole();
       pending = reader.read();
       const next = await Promise.race([pending, NOT_YET]);
-      if (next !== "not yet" && next.done) {
-        res.setHeader("content-length", first.value.byteLength);
-        return void res.end(first.value);
-      }
-      if (!res.write(first.value)) await drained(res);
+      if (next !== "not yet" && next.done) return whole(first.value);
+      if (!head().write(first.value)) await drained(res);
     }
     while (!res.destroyed) {
       const { done, value } = await (pending ?? reader.read());
@@ -223,6 +223,19 @@ async function writeResponse(response: Response, res: ServerResponse, headersAtO
     // The body failed midway (its producer was cancelled): end the connection, not the process.
     res.destroy();
   }
+}
+
+/** Statuses whose responses never carry a body or a length. */
+const NO_BODY = new Set([101, 103, 204, 304]);
+
+/** A response's headers as `writeHead`'s flat list (`name, value, …`), each cookie on its own. */
+function headerList(headers: Headers): string[] {
+  const list: string[] = [];
+  for (const [name, value] of headers) {
+    if (name !== "set-cookie" && name !== "content-length") list.push(name, value);
+  }
+  for (const cookie of headers.getSetCookie()) list.push("set-cookie", cookie);
+  return list;
 }
 
 /** Settled at once: raced against a read, it tells whether that read had settled already. */

@@ -146,3 +146,35 @@ Deno.test("a request body reaches the app whole, sent in pieces or large", async
     await server.shutdown();
   }
 });
+
+Deno.test("headers reach the client as the app set them: each cookie on its own line, no length on a 204", async () => {
+  const server = await listen((request) => {
+    if (new URL(request.url).pathname === "/empty") return new Response(null, { status: 204 });
+    const headers = new Headers({ "content-type": "text/plain", "x-one": "1" });
+    headers.append("set-cookie", "a=1; Path=/");
+    headers.append("set-cookie", "b=2; Path=/");
+    return new Response("hello", { headers });
+  });
+  try {
+    const reply = await exchange(
+      server.port,
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(reply, /^HTTP\/1\.1 200 /);
+    assert.deepEqual([...reply.matchAll(/\r\nset-cookie: ([^\r]*)/gi)].map((m) => m[1]), [
+      "a=1; Path=/",
+      "b=2; Path=/",
+    ]);
+    assert.match(reply, /\r\nx-one: 1\r\n/i);
+    assert.match(reply, /\r\ncontent-length: 5\r\n/i);
+    assert.ok(reply.endsWith("\r\n\r\nhello"), reply);
+    const empty = await exchange(
+      server.port,
+      `GET /empty HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(empty, /^HTTP\/1\.1 204 /);
+    assert.doesNotMatch(empty, /content-length|transfer-encoding/i);
+  } finally {
+    await server.shutdown();
+  }
+});
