@@ -123,9 +123,10 @@ function pathOf(req: IncomingMessage): string {
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers();
+  // Pairs, not a Headers object: the Request would copy (and check) a Headers object's list again.
+  const headers: [string, string][] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(requestUrl(req), {
@@ -231,9 +232,10 @@ const NO_BODY = new Set([101, 103, 204, 304]);
 /** A response's headers as `writeHead`'s flat list (`name, value, …`), each cookie on its own. */
 function headerList(headers: Headers): string[] {
   const list: string[] = [];
-  for (const [name, value] of headers) {
+  // forEach, not for…of: the iterator's machinery costs several times the copying (~10 µs a response).
+  headers.forEach((value, name) => {
     if (name !== "set-cookie" && name !== "content-length") list.push(name, value);
-  }
+  });
   for (const cookie of headers.getSetCookie()) list.push("set-cookie", cookie);
   return list;
 }
