@@ -4,7 +4,6 @@
  */
 import type { Authenticator } from "./lib/access/authenticator.ts";
 import { type Config, loadConfig } from "./lib/config.ts";
-import { assertSafeExposure, isLoopbackAddress } from "./lib/http/guards.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer } from "./lib/mcp/server.ts";
 import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
@@ -31,11 +30,17 @@ async function boot(
   const config = loadConfig(Deno.env.toObject(), args);
   const log = createLogger({ level: config.logLevel });
   const where = listening?.(config);
-  // Access control is HTTP's alone: stdio never loads it (jose and the hashes cost start-up time).
-  const access = where === undefined
-    ? undefined
-    : await (await import("./lib/access/authenticator.ts")).Authenticator.fromSettings(config, log);
-  if (where !== undefined) assertSafeExposure({ ...config, authenticated: access !== undefined }, where);
+  // Access control and the exposure guard are HTTP's alone: stdio never loads them (jose and the
+  // hashes cost start-up time).
+  let access: Authenticator | undefined;
+  if (where !== undefined) {
+    const [{ Authenticator }, { assertSafeExposure }] = await Promise.all([
+      import("./lib/access/authenticator.ts"),
+      import("./lib/http/guards.ts"),
+    ]);
+    access = await Authenticator.fromSettings(config, log);
+    assertSafeExposure({ ...config, authenticated: access !== undefined }, where);
+  }
   const store = await openStore(config, log);
   return { config, log, store, access };
 }
@@ -86,9 +91,10 @@ async function serveStdio(runtime: Runtime): Promise<string> {
 
 /** Serves HTTP until a signal stops it; returns why it ended. */
 async function serveHttp(runtime: Runtime): Promise<string> {
-  const [{ createApp }, { serveHttp: listen }] = await Promise.all([
+  const [{ createApp }, { serveHttp: listen }, { isLoopbackAddress }] = await Promise.all([
     import("./lib/http/app.ts"),
     import("./lib/http/serve.ts"),
+    import("./lib/http/guards.ts"),
   ]);
   const { config, log } = runtime;
   const { app, close } = createApp({ ...runtime, makeServer: serverFactory(runtime) });
@@ -97,7 +103,7 @@ async function serveHttp(runtime: Runtime): Promise<string> {
     port: config.port,
     fetch: app.fetch,
     log,
-    onListen: ({ hostname, port }) => logListening(runtime, hostname, port),
+    onListen: ({ hostname, port }) => logListening(runtime, isLoopbackAddress(hostname), hostname, port),
   });
   const stop = async () => {
     await close();
@@ -110,9 +116,14 @@ async function serveHttp(runtime: Runtime): Promise<string> {
   return "the HTTP server stopped (a signal asked for a clean stop)";
 }
 
-function logListening({ config, log, store, access }: Runtime, hostname: string, port?: number): void {
+function logListening(
+  { config, log, store, access }: Runtime,
+  loopback: boolean,
+  hostname: string,
+  port?: number,
+): void {
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  if (!access && !isLoopbackAddress(hostname)) {
+  if (!access && !loopback) {
     log.warn("serving beyond loopback without access control (ALLOW_UNAUTHENTICATED_REMOTE=1)", {
       host: hostname,
     });
@@ -160,8 +171,11 @@ const served: { declarative: boolean; app?: Promise<Handler>; stop?: () => Promi
 /** Builds the HTTP app once, for the default export; `where` is where it is reachable. */
 function declarativeApp(hostname: string, port?: number): Promise<Handler> {
   served.app ??= boot([], () => hostname).then(async (runtime) => {
-    const { createApp } = await import("./lib/http/app.ts");
-    logListening(runtime, hostname, port);
+    const [{ createApp }, { isLoopbackAddress }] = await Promise.all([
+      import("./lib/http/app.ts"),
+      import("./lib/http/guards.ts"),
+    ]);
+    logListening(runtime, isLoopbackAddress(hostname), hostname, port);
     // The address deno serve listens on joins the Host allow-list, as HOST does under deno run.
     const config = { ...runtime.config, host: hostname };
     const { app, close } = createApp({ ...runtime, config, makeServer: serverFactory(runtime) });

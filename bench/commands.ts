@@ -10,6 +10,10 @@ import { type ServerProcess, startHttpProcess } from "../tests/support/server_pr
 
 /** The floor server (same SDK, one no-op tool). */
 export const FLOOR: string = `${ROOT}/bench/floor_server.ts`;
+/** Deno alone: answers one initialize line by hand, importing nothing. */
+export const HELLO: string = `${ROOT}/bench/cold/hello.ts`;
+/** The SDK's `McpServer` and stdio transport alone, no tool: what any server on this SDK pays. */
+export const SDK_ONLY: string = `${ROOT}/bench/cold/sdk_import.ts`;
 
 /** How to start one server, and its name in the tables. */
 export interface ServerCommand extends ChildCommand {
@@ -58,6 +62,40 @@ export async function floorStdio(): Promise<ServerCommand> {
     label: "floor",
     command: Deno.execPath(),
     args: ["run", ...(await taskParts("stdio")).flags, FLOOR, "--stdio"],
+    cwd: ROOT,
+    env: serverEnv(),
+  };
+}
+
+/** A cold-start baseline (`HELLO`, `SDK_ONLY`) over stdio, with the permissions of the `stdio` task. */
+export async function baselineStdio(label: string, file: string): Promise<ServerCommand> {
+  return {
+    label,
+    command: Deno.execPath(),
+    args: ["run", ...(await taskParts("stdio")).flags, file],
+    cwd: ROOT,
+    env: serverEnv(),
+  };
+}
+
+/**
+ * This server as the `bundle` task builds it (one `.mjs`, written to `output` here), run the way the
+ * README says: `deno run --no-config` with the permissions of the `stdio` task.
+ */
+export async function bundleStdio(output: string): Promise<ServerCommand> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as {
+    tasks: Record<string, string>;
+  };
+  const words = (config.tasks.bundle ?? "").split(/\s+/).filter(Boolean);
+  if (words[0] !== "deno" || words[1] !== "bundle") throw new Error('task bundle is not "deno bundle …"');
+  const args = words.slice(1).map((w) => (w.endsWith(".mjs") ? output : w));
+  const built = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "null", stderr: "piped" })
+    .output();
+  if (!built.success) throw new Error(`deno task bundle failed: ${new TextDecoder().decode(built.stderr)}`);
+  return {
+    label: "checklist-mcp bundle",
+    command: Deno.execPath(),
+    args: ["run", "--no-config", ...(await taskParts("stdio")).flags, output, "--stdio"],
     cwd: ROOT,
     env: serverEnv(),
   };

@@ -44,3 +44,30 @@ export async function rssKiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   return Number(/^VmRSS:\s*(\d+)/m.exec(status)?.[1] ?? NaN);
 }
+
+/** `getconf CLK_TCK` on Linux: the unit of the times in `/proc/PID/stat`. */
+const CLOCK_TICKS = 100;
+
+/** CPU time (user + system) a process has used so far, in milliseconds, from `/proc/PID/stat`. */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name; in ticks.
+  return (Number(fields[11]) + Number(fields[12])) * 1000 / CLOCK_TICKS;
+}
+
+/**
+ * CPU time a process's live threads have run, in milliseconds, from each thread's `/proc/PID/task/TID/schedstat`
+ * (nanoseconds; finer than the ticks of {@link cpuMs}, for short runs such as a start-up).
+ */
+export async function threadCpuMs(pid: number): Promise<number> {
+  let ns = 0;
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    try {
+      ns += Number((await Deno.readTextFile(`/proc/${pid}/task/${task.name}/schedstat`)).split(" ")[0]);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return ns / 1e6;
+}

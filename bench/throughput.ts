@@ -2,12 +2,15 @@
  * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients for a fixed time each, stateful
  * (one MCP session per client) and stateless (`STATELESS=1`: one server and transport per request),
  * this server's getTask on a 100-task session against the floor's no-op tool. Each client sends
- * one request at a time; the load generator runs in this process on the same machine.
+ * one request at a time; the load generator runs in this process on the same machine. Besides
+ * requests per second, the server process's own CPU time per request (from `/proc/PID/stat`) is
+ * reported: other work on the machine moves it much less than it moves requests per second.
  */
+import { cpuMs } from "./machine.ts";
 import { freePort } from "../tests/support/processes.ts";
 import { sleep } from "../tests/support/time.ts";
 import { floorHttp, serverHttp, startHttpServer } from "./commands.ts";
-import { ms, type PartOptions, type PartResult, table } from "./report.ts";
+import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
 import { callTool, connectRawHttp, type HttpRpc } from "./rpc.ts";
 import { fillSession } from "./shapes.ts";
 import { stats } from "./stats.ts";
@@ -21,6 +24,8 @@ interface Run {
   p50: number;
   p99: number;
   errors: number;
+  /** The server's CPU time (user + system) per request, in microseconds. */
+  cpuUs: number;
 }
 
 interface Series {
@@ -35,7 +40,9 @@ async function drive(
   clients: HttpRpc[],
   call: (rpc: HttpRpc, i: number) => Promise<unknown>,
   seconds: number,
+  pid: number,
 ): Promise<Run> {
+  const cpuBefore = await cpuMs(pid);
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
@@ -53,6 +60,7 @@ async function drive(
     }
   }));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = await cpuMs(pid) - cpuBefore;
   const s = stats(latencies);
   return {
     clients: clients.length,
@@ -61,6 +69,7 @@ async function drive(
     p50: s.p50,
     p99: s.p99,
     errors,
+    cpuUs: cpu * 1000 / Math.max(1, latencies.length),
   };
 }
 
@@ -98,8 +107,8 @@ async function series(
       Array.from({ length: n }, () => connectRawHttp(`${server.url}/mcp`, server.child.pid)),
     );
     try {
-      await drive(clients, call, Math.min(0.5, seconds / 4));
-      const run = await drive(clients, call, seconds);
+      await drive(clients, call, Math.min(0.5, seconds / 4), server.child.pid);
+      const run = await drive(clients, call, seconds, server.child.pid);
       runs.push(run);
       options.note(
         `throughput ${who} ${mode} ${n} clients: ${(run.requests / run.seconds).toFixed(0)} req/s`,
@@ -123,6 +132,7 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     }
   }
   const rows: (string | number)[][] = [];
+  const stateful: number[] = [];
   for (const mode of ["stateful", "stateless"] as const) {
     for (const n of concurrency) {
       const ours = all.find((s) => s.who === "checklist-mcp" && s.mode === mode)!;
@@ -130,6 +140,7 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
       const a = ours.runs.find((r) => r.clients === n);
       const b = floor.runs.find((r) => r.clients === n);
       const rps = (r: Run | undefined) => (r ? (r.requests / r.seconds).toFixed(0) : "n/a");
+      if (mode === "stateful" && a && b) stateful.push((a.requests / a.seconds) / (b.requests / b.seconds));
       rows.push([
         mode,
         n,
@@ -138,6 +149,9 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
         rps(b),
         b ? `${ms(b.p50)} / ${ms(b.p99)}` : "n/a",
         a && b ? `${((a.requests / a.seconds) / (b.requests / b.seconds)).toFixed(2)}×` : "—",
+        a ? a.cpuUs.toFixed(0) : "n/a",
+        b ? b.cpuUs.toFixed(0) : "n/a",
+        a && b ? `${(b.cpuUs / a.cpuUs).toFixed(2)}×` : "—",
         (a?.errors ?? 0) + (b?.errors ?? 0),
       ]);
     }
@@ -151,6 +165,8 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     `Each client sends one request at a time for ${seconds} s (after a short warm-up); checklist-mcp answers`,
     "getTask on a 100-task session, the floor its no-op tool. Stateful: one MCP connection per client.",
     "Stateless (`STATELESS=1`): a new server and transport per request. The load generator shares the machine.",
+    "Server CPU is the server process's user + system time over the run divided by its requests; \"floor CPU ÷",
+    'ours" is the throughput the server itself would allow, relative to the floor, with the machine to itself.',
     "",
     table([
       "mode",
@@ -160,9 +176,23 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
       "floor req/s",
       "floor p50 / p99 ms",
       "req/s ÷ floor",
+      "server CPU µs/req",
+      "floor CPU µs/req",
+      "floor CPU ÷ ours",
       "errors",
     ], rows),
     ...(notes.length ? ["", ...notes] : []),
   ].join("\n");
-  return { markdown, targets: [] };
+  const worst = stateful.length > 0 ? Math.min(...stateful) : undefined;
+  const targets: Target[] = [{
+    name: "HTTP stateful req/s ≥ 0.9× the floor at 1, 4 and 16 clients",
+    met: worst === undefined ? undefined : worst >= 0.9,
+    detail: worst === undefined ? "not measured" : `${stateful.map((r) => `${r.toFixed(2)}×`).join(", ")}`,
+  }];
+  return {
+    markdown: [markdown, "", ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`)].join(
+      "\n",
+    ),
+    targets,
+  };
 }

@@ -9,7 +9,7 @@
  * (`deno serve main.ts` and Deno Deploy use their own listener; there the app still answers `408`
  * but the platform decides when the connection closes.)
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
 import { errorReply } from "../mcp/jsonrpc.ts";
@@ -37,11 +37,16 @@ export interface HttpListener {
 }
 
 /** Starts listening; rejects when the address cannot be used. */
-export function serveHttp(options: ServeOptions): Promise<HttpListener> {
+export async function serveHttp(options: ServeOptions): Promise<HttpListener> {
+  // Imported here, not at the top: in the single-file bundle a static import of a Node built-in is
+  // loaded at start, and Deno's node:http costs a stdio start ~10 ms it never uses.
+  const { createServer } = await import("node:http");
   const timeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const server = createServer((req, res) => void handle(req, res, options, timeoutMs));
+  // Once per connection, not per request (a system call each time).
+  server.on("connection", (socket) => socket.setNoDelay(true));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
-  return new Promise((resolve, reject) => {
+  return await new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       server.off("error", reject);
@@ -67,7 +72,6 @@ async function handle(
   options: ServeOptions,
   timeoutMs: number,
 ): Promise<void> {
-  req.socket.setNoDelay(true);
   // Until the whole body has arrived, read or not: a body left unread behind an early answer (a
   // 401) still holds the connection until it ends.
   if (!req.complete) {
@@ -96,7 +100,7 @@ async function handle(
     await response.body?.cancel().catch(() => {});
     return;
   }
-  await writeResponse(response, res);
+  await writeResponse(response, res, req.method === "GET");
 }
 
 /** `408` (unless an answer went out already) and the socket destroyed: the client stalled its body. */
@@ -119,17 +123,42 @@ function pathOf(req: IncomingMessage): string {
 }
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers();
+  // Pairs, not a Headers object: the Request would copy (and check) a Headers object's list again.
+  const headers: [string, string][] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(requestUrl(req), {
     method: req.method,
     headers,
     signal,
-    ...(hasBody ? { body: ReadableStream.from(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+    ...(hasBody ? { body: bodyStream(req), duplex: "half" } : {}),
   } as RequestInit);
+}
+
+/**
+ * The request's body as a web stream, fed by the request's own events: cheaper per request than
+ * `ReadableStream.from(req)` (an async iterator and its promises per chunk). Reading pauses the
+ * socket when the stream is full.
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.on("data", (chunk: Uint8Array) => {
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 1) <= 0) req.pause();
+      });
+      req.once("end", () => controller.close());
+      req.once("error", (error) => controller.error(error));
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      req.resume(); // discard the rest; the body deadline still closes a stalled connection
+    },
+  }, { highWaterMark: 4 });
 }
 
 /**
@@ -145,41 +174,78 @@ function requestUrl(req: IncomingMessage): string {
   }
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
-  res.statusCode = response.status;
-  for (const [name, value] of response.headers) {
-    if (name !== "set-cookie") res.setHeader(name, value);
-  }
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  if (!response.body) return void res.end();
-  // An event stream is written as it comes, its headers at once (its first event may take a
-  // while); any other body in one write.
+/**
+ * Writes `response` to `res` in as few socket writes as it allows (each costs more than the bytes
+ * in it): a whole body with its headers at once; an event stream that has ended by the time its
+ * first event arrives (the usual answer to a POST: one JSON-RPC response) likewise, with a length.
+ * Other event streams go out as they come; with `headersAtOnce` (a GET, which opens a stream that
+ * may stay silent) the headers leave before the first event.
+ */
+async function writeResponse(response: Response, res: ServerResponse, headersAtOnce: boolean): Promise<void> {
+  // The headers go out with the first write, in one `writeHead` of the raw list (no per-header
+  // `setHeader` bookkeeping).
+  const headers = headerList(response.headers);
+  const head = (extra: string[] = []) =>
+    res.writeHead(response.status, extra.length ? [...headers, ...extra] : headers);
+  // A whole body (or none) with its length, as `res.end(body)` alone would have sent it.
+  const whole = (body?: Uint8Array) =>
+    void (NO_BODY.has(response.status)
+      ? head().end()
+      : head(["content-length", String(body?.byteLength ?? 0)]).end(body));
+  if (!response.body) return whole();
+  // An event stream is written as it comes (below); any other body in one write.
   if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
     try {
-      return void res.end(new Uint8Array(await response.arrayBuffer()));
+      return whole(new Uint8Array(await response.arrayBuffer()));
     } catch {
       return void res.destroy();
     }
   }
-  res.flushHeaders();
   const reader = response.body.getReader();
   res.once("close", () => void reader.cancel().catch(() => {}));
   try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.write(value)) {
-        await new Promise<void>((resolve) => {
-          res.once("drain", resolve);
-          res.once("close", resolve);
-        });
-      }
-      if (res.destroyed) return;
+    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+    if (headersAtOnce) head().flushHeaders();
+    else {
+      const first = await reader.read();
+      if (first.done) return whole();
+      pending = reader.read();
+      const next = await Promise.race([pending, NOT_YET]);
+      if (next !== "not yet" && next.done) return whole(first.value);
+      if (!head().write(first.value)) await drained(res);
     }
-    res.end();
+    while (!res.destroyed) {
+      const { done, value } = await (pending ?? reader.read());
+      pending = undefined;
+      if (done) return void res.end();
+      if (!res.write(value)) await drained(res);
+    }
   } catch {
     // The body failed midway (its producer was cancelled): end the connection, not the process.
     res.destroy();
   }
+}
+
+/** Statuses whose responses never carry a body or a length. */
+const NO_BODY = new Set([101, 103, 204, 304]);
+
+/** A response's headers as `writeHead`'s flat list (`name, value, …`), each cookie on its own. */
+function headerList(headers: Headers): string[] {
+  const list: string[] = [];
+  // forEach, not for…of: the iterator's machinery costs several times the copying (~10 µs a response).
+  headers.forEach((value, name) => {
+    if (name !== "set-cookie" && name !== "content-length") list.push(name, value);
+  });
+  for (const cookie of headers.getSetCookie()) list.push("set-cookie", cookie);
+  return list;
+}
+
+/** Settled at once: raced against a read, it tells whether that read had settled already. */
+const NOT_YET: Promise<"not yet"> = Promise.resolve("not yet");
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    res.once("drain", resolve);
+    res.once("close", resolve);
+  });
 }

@@ -7,12 +7,7 @@
  * unchanged. The view-only tools (tools_view.ts) are listed only to clients that announce the
  * extension, so a model never sees them; any client may call them (they only read).
  */
-import {
-  EXTENSION_ID,
-  getUiCapability,
-  registerAppResource,
-  RESOURCE_MIME_TYPE,
-} from "@modelcontextprotocol/ext-apps/server";
+import { EXTENSION_ID, getUiCapability, registerAppResource, RESOURCE_MIME_TYPE } from "./apps_extension.ts";
 import type { ToolGroup } from "../config.ts";
 import type { McpServer, Resource, Tool } from "./sdk.ts";
 import { type ToolDef, toolListing } from "./tool.ts";

@@ -9,7 +9,7 @@ import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
 import { ConnectionPool } from "../../lib/http/connections.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../../lib/mcp/sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../lib/mcp/sdk_http.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 
 async function pingStatus(app: Hono, connection: string): Promise<number> {

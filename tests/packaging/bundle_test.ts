@@ -36,6 +36,8 @@ Deno.test("deno task bundle builds one file that serves stdio under deno run --n
     const leftover =
       /^import\s[^\n]*from\s+["'](?:\.\.?\/|hono|zod|@modelcontextprotocol)|\bimport\(["']\.\.?\//m;
     assert.doesNotMatch(source, leftover, "imports left unbundled");
+    // A Node built-in imported statically is loaded at every start: the stdio path needs no listener.
+    assert.doesNotMatch(source, /^import\s[^\n]*from\s+["']node:http["']/m, "node:http loaded at start");
 
     const transport = new StdioClientTransport({
       command: Deno.execPath(),

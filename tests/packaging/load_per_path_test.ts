@@ -1,0 +1,59 @@
+/**
+ * Load per path: what `deno run main.ts --stdio` evaluates at start is the static module graph of
+ * `main.ts` plus the modules the stdio path imports (lib/mcp/stdio_transport.ts). Code that only
+ * HTTP, access control, the dashboard or the plan view's document use must stay out of it: each
+ * costs start-up time in every client that launches the server.
+ */
+import assert from "node:assert/strict";
+import { pathToFileURL } from "node:url";
+import { CONFIG, MAIN, ROOT } from "../support/paths.ts";
+
+interface GraphModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+}
+
+/**
+ * The modules reachable from `roots` through static imports (`import type` excluded), in the graph
+ * of `main.ts` (which holds every module it may import dynamically).
+ */
+async function staticGraph(roots: string[]): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", CONFIG, MAIN],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: GraphModule[] };
+  const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const visit = (specifier: string) => {
+    if (seen.has(specifier)) return;
+    seen.add(specifier);
+    for (const dep of modules.get(specifier)?.dependencies ?? []) {
+      if (dep.code && !dep.isDynamic) visit(dep.code.specifier);
+    }
+  };
+  for (const root of roots) visit(pathToFileURL(root).href);
+  return seen;
+}
+
+Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document or MCP Apps helper code", async () => {
+  const graph = await staticGraph([MAIN, `${ROOT}/lib/mcp/stdio_transport.ts`]);
+  const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
+    s.slice(pathToFileURL(ROOT).href.length)
+  );
+  assert.ok(project.includes("/lib/mcp/server.ts"), `the walk found the server: ${project.join(", ")}`);
+  const forbidden = [
+    /^\/lib\/http\//,
+    /^\/lib\/access\//,
+    /^\/lib\/web\//,
+    /^\/lib\/app\//,
+    /^\/lib\/mcp\/sdk_http\.ts$/,
+  ];
+  assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
+  const packages = [...graph].filter((s) => s.startsWith("npm:"));
+  const heavy = [/hono/, /jose/, /@noble/, /ext-apps/, /webStandardStreamableHttp/, /oauth/];
+  assert.deepEqual(packages.filter((s) => heavy.some((h) => h.test(s))), []);
+});
