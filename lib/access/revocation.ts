@@ -6,7 +6,8 @@
  *
  * While anything long-lived is open (`active()`), the file is checked every `intervalMs` (a `stat`;
  * it is read only when it changed); when its entries changed since the last check (whether this
- * watch or a request read it again), `end` is handed the test of a revoked credential. The timer runs only then: {@link RevocationWatch.poke} starts it after a request, it
+ * watch or a request read it again), `end` is handed the test of a revoked credential. The timer
+ * runs only then: {@link RevocationWatch.poke} starts it when a connection or a stream opens, it
  * stops by itself once nothing is open, and `stop()` ends it at shutdown.
  */
 import type { Logger } from "../log.ts";
@@ -38,7 +39,7 @@ export class RevocationWatch {
     this.#options = options;
   }
 
-  /** Starts checking if something is open and the credentials can be revoked (call after a request). */
+  /** Starts checking if something is open and the credentials can be revoked (call when one opens). */
   poke(): void {
     if (this.#stopped || this.#timer !== undefined || !this.#options.auth.revocable) return;
     if (!this.#options.active()) return;

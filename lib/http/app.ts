@@ -115,6 +115,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     store: options.store,
     log,
     access: auth,
+    onStreamOpen: () => revocation?.poke(),
     feed: (onChange) => options.store.watch(onChange),
     ...options.events,
   });
@@ -125,14 +126,6 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     active: () => pool.size > 0 || dashboard.hub.size > 0,
     end: (revoked) => pool.closeWhere(revoked) + dashboard.hub.endWhere(revoked),
   });
-  if (revocation) {
-    for (const path of ["/events", "/mcp", "/mcp/*"]) {
-      app.use(path, async (_c, next) => {
-        await next();
-        revocation.poke();
-      });
-    }
-  }
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));
   app.route("/", dashboard.app);
 
@@ -244,6 +237,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: body });
     if (!transport.sessionId) await server.close();
+    else revocation?.poke();
     return response;
   }
 

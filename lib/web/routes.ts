@@ -45,6 +45,8 @@ export interface DashboardOptions {
   maxStreams?: number;
   /** Milliseconds between event-stream heartbeats (default 15 000). */
   heartbeatMs?: number;
+  /** Called after an event stream has opened (the revocation watch starts looking). */
+  onStreamOpen?: () => void;
 }
 
 /** The dashboard app (mounted at `/`) and `close()`, which ends its event streams. */
@@ -136,7 +138,9 @@ export function createDashboard(
       c.header("Cache-Control", "no-store");
       return c.json(unknownNamespace, 404);
     }
-    return hub.open(c, { credential, namespace });
+    const response = hub.open(c, { credential, namespace });
+    if (response.status === 200) options.onStreamOpen?.();
+    return response;
   });
 
   return { app, close: () => hub.close(), hub };
