@@ -25,13 +25,10 @@ import {
   type Resource,
   ResourceTemplate,
 } from "./sdk.ts";
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
 
-/** JSON-RPC error code for an unknown resource (MCP specification). */
-const RESOURCE_NOT_FOUND = -32002;
-/** JSON-RPC "invalid params". */
-const INVALID_PARAMS = -32602;
 const JSON_TYPE = "application/json";
 const LONE_SURROGATE = "holds a lone surrogate: send well-formed Unicode";
 
@@ -266,7 +263,7 @@ function writeCursor(item: Listed): string {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
-/** The place a cursor names; anything this server did not write is invalid params (-32602). */
+/** The place a cursor names; anything this server did not write is {@link INVALID_PARAMS}. */
 function readCursor(cursor: string): Pick<Listed, "rank" | "key"> {
   try {
     const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
