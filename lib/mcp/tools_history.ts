@@ -90,7 +90,8 @@ const restoreTasksTool = defineTool({
         ...notes,
         `To undo, call restore_tasks with revision ${before}.`,
       ].join("\n");
-    return { text: message, structured: { revision, restored_from: wanted, ...counts, message } };
+    // What a restore did to each task is in task_history; the effect names only the tool and the session.
+    return { text: message, structured: { revision, restored_from: wanted, ...counts, message }, effect: {} };
   },
 });
 

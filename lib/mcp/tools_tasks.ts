@@ -60,7 +60,11 @@ const createTaskTool = defineTool({
       const created = createTask(tree, input);
       return { ...created, drawn: renderTree([created.task], { lookup: (id) => tree.get(id) }) };
     }, { tool: "createTask" });
-    return { text: `${message}\n\n${drawn}`, structured: { task, message, revision } };
+    return {
+      text: `${message}\n\n${drawn}`,
+      structured: { task, message, revision },
+      effect: { added: subtreeIds(task) },
+    };
   },
 });
 
@@ -147,7 +151,11 @@ const updateTaskTool = defineTool({
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
       return updateTask(tree, input, actorOf(ctx, agent));
     }, { tool: "updateTask" });
-    return { text: result.message, structured: { ...result, revision } };
+    return {
+      text: result.message,
+      structured: { ...result, revision },
+      effect: { changed: [result.task.id] },
+    };
   },
 });
 
@@ -175,6 +183,7 @@ const deleteTaskTool = defineTool({
     return {
       text: `Deleted task ${id}${more > 0 ? ` and its ${more} subtask${more > 1 ? "s" : ""}` : ""}.${freed}`,
       structured: { ...result, revision },
+      effect: { removed: [id] },
     };
   },
 });
@@ -195,7 +204,11 @@ const startTaskTool = defineTool({
       }
       return startTask(tree, id, actorOf(ctx, agent, lease_seconds));
     }, { tool: "startTask" });
-    return { text: `${result.message}\n\n${result.hierarchy_summary}`, structured: { ...result, revision } };
+    return {
+      text: `${result.message}\n\n${result.hierarchy_summary}`,
+      structured: { ...result, revision },
+      effect: { started: result.started_tasks.map((t) => t.id), focus: result.task.id },
+    };
   },
 });
 
@@ -221,6 +234,7 @@ const completeTaskTool = defineTool({
     return {
       text: `${result.message}\n\n${result.progress_summary.table}`,
       structured: { ...result, revision },
+      effect: { completed: [id] },
     };
   },
 });
@@ -246,10 +260,21 @@ const claimTaskTool = defineTool({
       }
       return claimTask(tree, { ...actorOf(ctx, agent, lease_seconds), agent }, id);
     }, { tool: "claimTask" });
-    const text = result.task === null ? result.message : `${result.message}\n\n${result.hierarchy_summary}`;
-    return { text, structured: { ...result, revision } };
+    if (result.task === null) {
+      return { text: result.message, structured: { ...result, revision }, effect: {} };
+    }
+    return {
+      text: `${result.message}\n\n${result.hierarchy_summary}`,
+      structured: { ...result, revision },
+      effect: { started: (result.started_tasks ?? []).map((t) => t.id), focus: result.task.id },
+    };
   },
 });
+
+/** The ids of `task` and of every task under it, in tree order. */
+function subtreeIds(task: { id: string; tasks?: readonly { id: string; tasks?: unknown }[] }): string[] {
+  return [task.id, ...(task.tasks ?? []).flatMap((sub) => subtreeIds(sub as typeof task))];
+}
 
 /** The task tools, in listing order. */
 export const TASK_TOOLS: ToolDef[] = [
