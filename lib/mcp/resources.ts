@@ -28,6 +28,7 @@ import {
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
 const JSON_TYPE = "application/json";
 const LONE_SURROGATE = "holds a lone surrogate: send well-formed Unicode";
@@ -362,7 +363,8 @@ export async function resumeText(input: ResumeInput): Promise<string> {
   }
 
   if (groups.has("tasks") || groups.has("checklist")) {
-    const sessionId = input.sessionId ?? works.find((w) => w.sessionId !== undefined)?.sessionId ?? "default";
+    const sessionId = input.sessionId ?? works.find((w) => w.sessionId !== undefined)?.sessionId ??
+      DEFAULT_SESSION;
     const roots = await store.readTree(sessionId, (tree) => tree && renderSession(tree));
     out.push("", `## Current tasks of session "${sessionId}"`);
     if (roots !== undefined) out.push(roots);

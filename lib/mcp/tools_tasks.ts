@@ -31,8 +31,9 @@ import {
 import { isLive } from "../domain/team.ts";
 import { MARKS, renderTree } from "../domain/tree_text.ts";
 import { actorOf, defineTool, type ToolDef } from "./tool.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
-const sessionId = SessionIdSchema.default("default");
+const sessionId = SessionIdSchema.default(DEFAULT_SESSION);
 const taskId = TaskIdSchema.describe("Task id");
 const agent = AgentSchema.optional();
 const leaseSeconds = LeaseSecondsSchema.optional();
