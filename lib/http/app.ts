@@ -113,7 +113,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     store: options.store,
     log,
     access: auth,
-    feed: (onChange) => options.store.watch(onChange),
+    live: true,
     ...options.events,
   });
   // A token removed from the tokens file ends its connections and event streams within 2 seconds.

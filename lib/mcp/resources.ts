@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { renderSession } from "../domain/tree_text.ts";
 import { LIMITS } from "../domain/limits.ts";
-import type { ProgressDoc } from "../domain/progress_doc.ts";
+import { type ProgressDoc, ProjectSchema, StoredProjectSchema } from "../domain/progress_doc.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { recentWorks, type WorkEntry, WorkIdSchema, workInfo } from "../domain/work_lru.ts";
 import type { Logger } from "../log.ts";
@@ -123,7 +123,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
       }),
       PROGRESS_META,
       async (uri, variables) => {
-        const project = variable(variables, "project", z.string().min(1).max(LIMITS.projectLength));
+        const project = variable(variables, "project", StoredProjectSchema);
         const doc = await store.readProgress(project);
         if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
         return jsonContents(uri, doc);
@@ -144,7 +144,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           "Everything needed to pick up work: the progress document, recent works and current tasks.",
         argsSchema: {
           project: completable(
-            z.string().trim().min(1).max(LIMITS.projectLength).refine(isWellFormed, LONE_SURROGATE).optional()
+            ProjectSchema.refine(isWellFormed, LONE_SURROGATE).optional()
               .describe(
                 "Project of the progress document",
               ),
