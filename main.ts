@@ -6,6 +6,7 @@ import type { Authenticator } from "./lib/access/authenticator.ts";
 import { type Config, loadConfig } from "./lib/config.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer } from "./lib/mcp/server.ts";
+import { errorReply, INTERNAL_ERROR } from "./lib/mcp/rpc_errors.ts";
 import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
 import { openStore } from "./lib/store/open_store.ts";
 import type { Store } from "./lib/store/store.ts";
@@ -206,14 +207,9 @@ export default {
     return declarativeApp(envFlag("DENO_DEPLOYMENT_ID") ? "Deno Deploy" : "an unknown address").then(
       (fetch) => fetch(request),
       () =>
-        Response.json(
-          {
-            jsonrpc: "2.0",
-            error: { code: -32603, message: "Internal error: the server could not start" },
-            id: null,
-          },
-          { status: 500 },
-        ),
+        Response.json(errorReply(INTERNAL_ERROR, "Internal error: the server could not start"), {
+          status: 500,
+        }),
     );
   },
   onListen(addr: Deno.Addr): void {

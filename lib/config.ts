@@ -3,7 +3,8 @@
  * `--host`, `--file`, `--kv`, `--namespace`, `--agent`). Invalid values stop the start with a message naming the variable.
  */
 import { z } from "zod";
-import { AgentSchema, DEFAULT_NAMESPACE, NamespaceSchema } from "./domain/schemas.ts";
+import { DEFAULT_NAMESPACE } from "./domain/names.ts";
+import { AgentSchema, NamespaceSchema } from "./domain/schemas.ts";
 import { LOG_LEVELS } from "./log.ts";
 
 /** The tool groups a server can expose (`CHECKLIST_TOOLS`). */
@@ -27,6 +28,20 @@ export const DEFAULTS = {
   historySize: 100,
   /** The namespace a stdio server works in (README "Namespaces"). */
   namespace: DEFAULT_NAMESPACE,
+  /** The OAuth token claim whose value is the caller's namespace (`OAUTH_NAMESPACE_CLAIM`). */
+  oauthNamespaceClaim: "sub",
+  /** Structured logs on stderr from this level up (`LOG_LEVEL`). */
+  logLevel: "info",
+  /** Most open dashboard event streams (`/events`). */
+  maxEventStreams: 100,
+  /** Milliseconds between event-stream heartbeats. */
+  heartbeatMs: 15_000,
+  /** How often a revocable credential list is checked while connections are open, in milliseconds. */
+  revocationCheckMs: 250,
+  /** Least milliseconds between two fetches of an OAuth issuer's key set (an unknown key id refetches). */
+  jwksCooldownMs: 30_000,
+  /** Leeway for an access token's `exp` and `nbf`, in seconds. */
+  clockToleranceSec: 5,
 } as const;
 
 const list = z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean));
@@ -45,12 +60,12 @@ const ConfigSchema = z.object({
   authTokensFile: z.string().min(1).optional(),
   oauthIssuer: z.url().optional(),
   oauthAudience: z.string().trim().min(1).optional(),
-  oauthNamespaceClaim: z.string().trim().min(1).default("sub"),
+  oauthNamespaceClaim: z.string().trim().min(1).default(DEFAULTS.oauthNamespaceClaim),
   publicUrl: z.url().optional(),
   allowedHosts: list.optional(),
   allowedOrigins: list.optional(),
   groups: list.pipe(z.array(z.enum(TOOL_GROUPS)).min(1)).default([...TOOL_GROUPS]),
-  logLevel: z.enum(LOG_LEVELS).default("info"),
+  logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
   stateless: flag.default(false),
   allowUnauthenticatedRemote: flag.default(false),
   maxConnections: z.coerce.number().int().min(1).max(10_000).default(DEFAULTS.maxConnections),

@@ -11,6 +11,7 @@ import type { Logger } from "../log.ts";
 import { bearerToken, type Credential, tokensMatch } from "./credential.ts";
 import { type OAuthOptions, OAuthResource, type Refusal } from "./oauth.ts";
 import { TokensFile } from "./tokens_file.ts";
+import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 
 /** What the access settings of the configuration say. */
 export interface AccessSettings {
@@ -31,7 +32,7 @@ export type AuthOutcome =
 const AUTH_TOKEN_CREDENTIAL: Credential = {
   name: "AUTH_TOKEN",
   namespaces: "*",
-  own: "default",
+  own: DEFAULT_NAMESPACE,
   access: "write",
 };
 

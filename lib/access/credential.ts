@@ -3,6 +3,8 @@
  * and the constant-time comparison of secrets. Pure: no Hono, no SDK.
  */
 import { sha256 as sha256Bytes } from "@noble/hashes/sha2";
+import { DEFAULT_NAMESPACE } from "../domain/names.ts";
+import { isNamespace } from "../domain/schemas.ts";
 
 /** The two kinds of access: `read` lists and calls only the read-only tools. */
 export type Access = "read" | "write";
@@ -28,7 +30,7 @@ export type CredentialCheck = (request: Request) => Promise<Credential | undefin
 export const LOCAL_CREDENTIAL: Credential = {
   name: "local",
   namespaces: "*",
-  own: "default",
+  own: DEFAULT_NAMESPACE,
   access: "write",
 };
 
@@ -37,9 +39,26 @@ export function bearerToken(header: string | null | undefined): string | undefin
   return header?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
 }
 
-/** Whether `credential` may use `namespace`. */
+/**
+ * Whether `credential` may use (and see) `namespace`: a valid namespace name it is allowed. The one
+ * home of the namespace rule for `/mcp/{namespace}`, the dashboard and its events.
+ */
 export function mayUse(credential: Credential, namespace: string): boolean {
-  return credential.namespaces === "*" || credential.namespaces.includes(namespace);
+  return isNamespace(namespace) &&
+    (credential.namespaces === "*" || credential.namespaces.includes(namespace));
+}
+
+/**
+ * The namespaces `credential` sees: with `"*"`, its own and then every one the store holds (`stored`
+ * lists them in the store's order, `default` first, then by name; it is called only then); else the
+ * ones it lists, in its order. Each passes {@link mayUse}.
+ */
+export async function visibleNamespaces(
+  credential: Credential,
+  stored: () => Promise<readonly string[]>,
+): Promise<string[]> {
+  const names = credential.namespaces === "*" ? [credential.own, ...await stored()] : credential.namespaces;
+  return [...new Set(names)].filter((name) => mayUse(credential, name));
 }
 
 const encoder = new TextEncoder();

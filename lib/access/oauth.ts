@@ -19,6 +19,7 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
 import type { Credential } from "./credential.ts";
 import { namespaceFromClaim } from "./namespace.ts";
+import { DEFAULTS } from "../config.ts";
 
 /** The scopes this resource knows: read-only access, and access that changes things too. */
 export const SCOPES = { read: "checklist:read", write: "checklist:write" } as const;
@@ -48,9 +49,9 @@ export interface OAuthOptions {
   namespaceClaim?: string;
   /** `PUBLIC_URL`: the server's public origin; the request's own by default. */
   publicUrl?: string;
-  /** Least time between two fetches of the key set for an unknown key id (default 30 s). */
+  /** Least time between two fetches of the key set for an unknown key id (default {@link DEFAULTS}.jwksCooldownMs). */
   jwksCooldownMs?: number;
-  /** Leeway for `exp` and `nbf`, in seconds (default 5). */
+  /** Leeway for `exp` and `nbf`, in seconds (default {@link DEFAULTS}.clockToleranceSec). */
   clockToleranceSec?: number;
 }
 
@@ -146,7 +147,7 @@ export class OAuthResource {
     const bare = options.issuer.replace(/\/+$/, "");
     // Issuers differ on a trailing slash (Auth0 has one); accept the configured issuer either way.
     this.#issuers = [...new Set([options.issuer, bare, `${bare}/`])];
-    this.#claim = options.namespaceClaim?.trim() || "sub";
+    this.#claim = options.namespaceClaim?.trim() || DEFAULTS.oauthNamespaceClaim;
     this.#publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
   }
 
@@ -226,7 +227,7 @@ export class OAuthResource {
         issuer: this.#issuers,
         audience,
         algorithms: ALGORITHMS,
-        clockTolerance: this.#options.clockToleranceSec ?? 5,
+        clockTolerance: this.#options.clockToleranceSec ?? DEFAULTS.clockToleranceSec,
         requiredClaims: ["exp"],
       }));
     } catch (error) {
@@ -298,7 +299,7 @@ export class OAuthResource {
         const jwks = new URL(metadata.jwks_uri);
         if (!secureOrLoopback(jwks)) throw new Error(`jwks_uri ${jwks} is not https`);
         return createRemoteJWKSet(jwks, {
-          cooldownDuration: this.#options.jwksCooldownMs ?? 30_000,
+          cooldownDuration: this.#options.jwksCooldownMs ?? DEFAULTS.jwksCooldownMs,
           timeoutDuration: 10_000,
         });
       } catch (error) {

@@ -13,6 +13,7 @@
 import type { Logger } from "../log.ts";
 import type { Authenticator } from "./authenticator.ts";
 import type { Credential } from "./credential.ts";
+import { DEFAULTS } from "../config.ts";
 
 /** Options of {@link RevocationWatch}. */
 export interface RevocationWatchOptions {
@@ -22,7 +23,7 @@ export interface RevocationWatchOptions {
   active: () => boolean;
   /** Ends everything open whose credential `revoked` names; returns how many it ended. */
   end: (revoked: (credential: Credential) => boolean) => number;
-  /** Milliseconds between checks of the file (default 250). */
+  /** Milliseconds between checks of the file (default {@link DEFAULTS}.revocationCheckMs). */
   intervalMs?: number;
 }
 
@@ -43,7 +44,7 @@ export class RevocationWatch {
   poke(): void {
     if (this.#stopped || this.#timer !== undefined || !this.#options.auth.revocable) return;
     if (!this.#options.active()) return;
-    const timer = setInterval(() => this.#tick(), this.#options.intervalMs ?? 250);
+    const timer = setInterval(() => this.#tick(), this.#options.intervalMs ?? DEFAULTS.revocationCheckMs);
     Deno.unrefTimer(timer);
     this.#timer = timer;
   }

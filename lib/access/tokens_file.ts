@@ -17,6 +17,7 @@ import { z } from "zod";
 import type { Logger } from "../log.ts";
 import { type Access, type Credential, digestsMatch, sha256, tokensMatch } from "./credential.ts";
 import { NamespaceSchema } from "../domain/schemas.ts";
+import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 
 const HASHED = /^sha256:([0-9a-fA-F]{64})$/;
 
@@ -105,7 +106,7 @@ function nameOf(entry: unknown): string {
 
 function credentialOf(entry: TokenEntry): Credential {
   const namespaces = entry.namespaces === "*" ? "*" : [...new Set(entry.namespaces)];
-  const own = namespaces === "*" ? "default" : namespaces[0]!;
+  const own = namespaces === "*" ? DEFAULT_NAMESPACE : namespaces[0]!;
   return { name: entry.name, namespaces, own, access: entry.access as Access };
 }
 

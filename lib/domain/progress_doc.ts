@@ -12,7 +12,9 @@ import { JsonObjectSchema } from "./own_keys.ts";
 import { fieldPath, findIllFormed, illFormedText } from "./unicode.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
-/** A project name: what one progress document is stored under. */
+/** A project name as stored (and as a resource URI names it, untrimmed): what one progress document is stored under. */
+export const StoredProjectSchema = z.string().min(1).max(LIMITS.projectLength);
+/** A project name as an agent sends it (tool and prompt arguments): trimmed, then {@link StoredProjectSchema}'s bounds. */
 export const ProjectSchema = z.string().trim().min(1, "project must not be empty").max(LIMITS.projectLength);
 
 /** The body of a progress document: any JSON object, every key kept (`__proto__` too; own_keys.ts). */
@@ -22,7 +24,7 @@ export type ProgressContent = z.infer<typeof ProgressContentSchema>;
 
 /** A stored progress document. */
 export const ProgressDocSchema = z.object({
-  project: z.string().min(1).max(LIMITS.projectLength),
+  project: StoredProjectSchema,
   content: ProgressContentSchema,
   revision: z.number().int().positive(),
   updated_at: z.string(),

@@ -14,8 +14,8 @@ export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 /** A session (one task tree) name. */
 export const SessionIdSchema = z.string().min(1).max(LIMITS.sessionIdLength).describe("Tree name");
 
-/** The namespace that holds everything stored before namespaces existed (README "Namespaces"). */
-export const DEFAULT_NAMESPACE = "default";
+/** The default names live in names.ts (no zod there, for the browser bundles); re-exported for the domain's users. */
+export { DEFAULT_NAMESPACE, DEFAULT_SESSION } from "./names.ts";
 
 /** What a namespace name is, in words (error messages). */
 export const NAMESPACE_RULE = "a namespace name is 1-64 characters of A-Z a-z 0-9 . _ -";

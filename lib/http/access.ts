@@ -14,7 +14,7 @@ import type { Authenticator } from "../access/authenticator.ts";
 import { type Credential, LOCAL_CREDENTIAL, mayUse } from "../access/credential.ts";
 import { isNamespace, NAMESPACE_RULE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
-import { jsonRpcError } from "./errors.ts";
+import { errorReply, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 
 /** Where an MCP request works: its caller and namespace. */
 export interface McpScope {
@@ -40,8 +40,8 @@ export function mcpAccess(
         auth.logRefusal(c.req.raw, outcome);
         if (outcome.error === "unavailable") {
           return c.json(
-            jsonRpcError(
-              -32000,
+            errorReply(
+              SERVER_ERROR,
               `Service Unavailable: ${outcome.reply ?? "the authorization server cannot be reached"}`,
             ),
             503,
@@ -49,11 +49,11 @@ export function mcpAccess(
         }
         c.header("WWW-Authenticate", auth.challenge(c.req.raw, outcome));
         if (outcome.error === "insufficient_scope") {
-          return c.json(jsonRpcError(-32000, `Forbidden: ${outcome.message}`), 403);
+          return c.json(errorReply(SERVER_ERROR, `Forbidden: ${outcome.message}`), 403);
         }
         return c.json(
-          jsonRpcError(
-            -32000,
+          errorReply(
+            SERVER_ERROR,
             auth.oauth
               ? "Unauthorized: sign in (OAuth) or send 'Authorization: Bearer <token>'"
               : "Unauthorized: send your token as 'Authorization: Bearer <token>'",
@@ -67,14 +67,14 @@ export function mcpAccess(
     if (asked !== undefined) {
       if (!isNamespace(asked)) {
         return c.json(
-          jsonRpcError(-32000, `Bad Request: ${NAMESPACE_RULE}`),
+          errorReply(SERVER_ERROR, `Bad Request: ${NAMESPACE_RULE}`),
           400,
         );
       }
       if (!mayUse(credential, asked)) {
         log.warn("refused request: namespace not allowed", { credential: credential.name, namespace: asked });
         return c.json(
-          jsonRpcError(-32000, `Forbidden: this credential may not use namespace "${asked}"`),
+          errorReply(SERVER_ERROR, `Forbidden: this credential may not use namespace "${asked}"`),
           403,
         );
       }

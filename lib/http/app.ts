@@ -28,11 +28,9 @@ import type { Store } from "../store/store.ts";
 import { createDashboard } from "../web/routes.ts";
 import { mcpAccess, type McpAccessVariables, type McpScope } from "./access.ts";
 import { readJsonRpcBody } from "./body.ts";
-import { jsonRpcError } from "./errors.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
-
-export { jsonRpcError } from "./errors.ts";
+import { errorReply, INTERNAL_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from "../mcp/rpc_errors.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -116,7 +114,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     log,
     access: auth,
     onStreamOpen: () => revocation?.poke(),
-    feed: (onChange) => options.store.watch(onChange),
+    live: true,
     ...options.events,
   });
   // A token removed from the tokens file ends its connections and event streams within 2 seconds.
@@ -163,7 +161,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
         maxSize: MAX_BODY_BYTES,
         onError: (c) =>
           c.json(
-            jsonRpcError(-32000, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes`),
+            errorReply(SERVER_ERROR, `Payload Too Large: a request body is at most ${MAX_BODY_BYTES} bytes`),
             413,
           ),
       }),
@@ -184,7 +182,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     if (config.stateless) {
       if (request.method !== "POST") {
         return json(
-          jsonRpcError(-32000, "Method Not Allowed: this server is stateless; send POST"),
+          errorReply(SERVER_ERROR, "Method Not Allowed: this server is stateless; send POST"),
           405,
           { Allow: "POST, OPTIONS" },
         );
@@ -197,22 +195,25 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       const connection = pool.use(connectionId, scope.namespace, ownerOf(scope));
       if (!connection) {
         return json(
-          jsonRpcError(-32001, "Session not found: it expired or was closed. Initialize a new session."),
+          errorReply(
+            SESSION_NOT_FOUND,
+            "Session not found: it expired or was closed. Initialize a new session.",
+          ),
           404,
         );
       }
       return await connection.transport.handleRequest(request, { parsedBody: body });
     }
     if (request.method !== "POST") {
-      return json(jsonRpcError(-32000, "Bad Request: Mcp-Session-Id header is required"), 400);
+      return json(errorReply(SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required"), 400);
     }
     if (!isInitializeRequest(body)) {
-      return json(jsonRpcError(-32000, "Bad Request: no valid session; send initialize first"), 400);
+      return json(errorReply(SERVER_ERROR, "Bad Request: no valid session; send initialize first"), 400);
     }
     log.debug("mcp connection for", { credential: scope.credential.name, namespace: scope.namespace });
     if (!pool.admit(scope.credential)) {
       return json(
-        jsonRpcError(-32000, "Service Unavailable: too many live connections; try again shortly"),
+        errorReply(SERVER_ERROR, "Service Unavailable: too many live connections; try again shortly"),
         503,
         { "Retry-After": "5" },
       );
@@ -243,7 +244,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
 
   app.onError((error, c) => {
     log.error("http request failed", { path: c.req.path, error });
-    return c.json(jsonRpcError(-32603, "Internal error"), 500);
+    return c.json(errorReply(INTERNAL_ERROR, "Internal error"), 500);
   });
 
   return {

@@ -4,7 +4,8 @@
  * would answer a non-message with the validator's text).
  */
 import { LIMITS } from "../domain/limits.ts";
-import { checkMessage, errorReply, INVALID_REQUEST, PARSE_ERROR } from "../mcp/jsonrpc.ts";
+import { checkMessage } from "../mcp/jsonrpc.ts";
+import { errorReply, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 
 /** How long a body may take to arrive by default: {@link LIMITS}.bodySeconds. */
 export const BODY_TIMEOUT_MS = LIMITS.bodySeconds * 1000;
@@ -15,7 +16,7 @@ export type BodyRead = { body: unknown; refused?: undefined } | { refused: Respo
 /**
  * Reads `request`'s body as JSON-RPC within `timeoutMs`. Too slow: `408` (under `deno run` the
  * listener, lib/http/serve.ts, has already answered and closed the connection by then). Not JSON:
- * `400` with `-32700`; JSON that is not a message (or an empty batch): `400` with `-32600`.
+ * `400` with a parse error; JSON that is not a message (or an empty batch): `400`, invalid request.
  * Other read errors (the body limit's) are thrown on.
  */
 export async function readJsonRpcBody(
@@ -29,7 +30,9 @@ export async function readJsonRpcBody(
     // The client went away mid-body (its connection broke): nobody reads this answer.
     if (request.signal.aborted) {
       return {
-        refused: Response.json(errorReply(-32000, "Bad Request: the body was cut off"), { status: 400 }),
+        refused: Response.json(errorReply(SERVER_ERROR, "Bad Request: the body was cut off"), {
+          status: 400,
+        }),
       };
     }
     throw error;
@@ -37,7 +40,7 @@ export async function readJsonRpcBody(
   if (text === undefined) {
     return {
       refused: Response.json(
-        errorReply(-32000, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
+        errorReply(SERVER_ERROR, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
         { status: 408, headers: { connection: "close" } },
       ),
     };

@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { jsonRpcError } from "./errors.ts";
+import { errorReply, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 
 /** Host names that always pass, with any port: the loopback names. */
 export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
@@ -137,8 +137,8 @@ export function hostSyntaxGuard(log: Logger): MiddlewareHandler {
     if ((host !== undefined && !wellFormedHost(host)) || hostOfUrl(c.req.url) === undefined) {
       log.warn("refused request: malformed Host", { host, path: c.req.path });
       return c.json(
-        jsonRpcError(
-          -32000,
+        errorReply(
+          SERVER_ERROR,
           "Bad Request: the Host header is malformed (an IPv6 address goes in brackets: [::1])",
         ),
         400,
@@ -156,14 +156,14 @@ export function hostOriginGuard(lists: AllowLists, log: Logger): MiddlewareHandl
     if (!hostAllowed(host, lists.hosts)) {
       log.warn("refused request: Host not allowed", { host, path: c.req.path });
       return c.json(
-        jsonRpcError(-32000, `Forbidden: Host "${host ?? ""}" is not allowed; list it in ALLOWED_HOSTS`),
+        errorReply(SERVER_ERROR, `Forbidden: Host "${host ?? ""}" is not allowed; list it in ALLOWED_HOSTS`),
         403,
       );
     }
     if (!originAllowed(origin, lists.origins)) {
       log.warn("refused request: Origin not allowed", { origin, path: c.req.path });
       return c.json(
-        jsonRpcError(-32000, `Forbidden: Origin "${origin}" is not allowed; list it in ALLOWED_ORIGINS`),
+        errorReply(SERVER_ERROR, `Forbidden: Origin "${origin}" is not allowed; list it in ALLOWED_ORIGINS`),
         403,
       );
     }

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
-import { errorReply } from "../mcp/jsonrpc.ts";
+import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 import { BODY_TIMEOUT_MS } from "./body.ts";
 
 /** Options of {@link serveHttp}. */
@@ -94,7 +94,7 @@ async function handle(
   } catch (error) {
     // The app answers its own errors (Hono's onError); this is the listener's last resort.
     options.log.error("http request failed", { path: pathOf(req), error });
-    response = Response.json(errorReply(-32603, "Internal error"), { status: 500 });
+    response = Response.json(errorReply(INTERNAL_ERROR, "Internal error"), { status: 500 });
   }
   if (res.destroyed || res.headersSent) {
     await response.body?.cancel().catch(() => {});
@@ -108,7 +108,7 @@ function bodyTimedOut(req: IncomingMessage, res: ServerResponse, log: Logger, ti
   if (req.complete || req.socket.destroyed) return;
   log.warn("request body timed out; connection closed", { path: pathOf(req), timeoutMs });
   const body = JSON.stringify(
-    errorReply(-32000, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
+    errorReply(SERVER_ERROR, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
   );
   if (res.headersSent) return void req.socket.destroy();
   res.writeHead(408, { "content-type": "application/json", connection: "close" });

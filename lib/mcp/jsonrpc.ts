@@ -2,33 +2,20 @@
  * Reading one JSON-RPC message from text, as a transport must before the protocol sees it: a
  * message, or the error reply the sender gets instead (JSON-RPC 2.0 section 5.1 codes).
  */
+import {
+  errorReply,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  type JsonRpcErrorReply,
+  PARSE_ERROR,
+} from "./rpc_errors.ts";
 import { JSONRPCMessageSchema } from "./sdk.ts";
 import type { JSONRPCMessage } from "./sdk.ts";
 
-/** An error reply to a line or body that is not a message. */
-export interface JsonRpcErrorReply {
-  jsonrpc: "2.0";
-  id: string | number | null;
-  error: { code: number; message: string };
-}
-
-/** JSON-RPC's codes for input that is not a message. */
-export const PARSE_ERROR = -32700;
-/** See {@link PARSE_ERROR}. */
-export const INVALID_REQUEST = -32600;
-
-/** An error reply; `id` null when the request's id could not be read. */
-export function errorReply(
-  code: number,
-  message: string,
-  id: string | number | null = null,
-): JsonRpcErrorReply {
-  return { jsonrpc: "2.0", id, error: { code, message } };
-}
-
 /**
- * The message `text` holds, or the reply it gets instead: `-32700` when it is not JSON, `-32600`
- * for a batch (one message per line) and for JSON that is not a request, notification or response.
+ * The message `text` holds, or the reply it gets instead: {@link PARSE_ERROR} when it is not JSON,
+ * {@link INVALID_REQUEST} for a batch (one message per line) and for JSON that is not a request, notification or response.
  */
 export function readMessage(text: string): { message: JSONRPCMessage } | { refused: JsonRpcErrorReply } {
   let value: unknown;
@@ -69,9 +56,9 @@ interface Sender {
 
 /**
  * Makes every error reply `transport` sends say what was wrong in one plain line, never an
- * exception's text: the SDK answers parameters its schemas refuse with `-32603` and the validator's
- * JSON dump as the message, and any exception a handler throws with its message. A validator dump
- * becomes `-32602` naming the first field; any other internal error becomes "Internal error", its
+ * exception's text: the SDK answers parameters its schemas refuse with {@link INTERNAL_ERROR} and the
+ * validator's JSON dump as the message, and any exception a handler throws with its message. A validator
+ * dump becomes {@link INVALID_PARAMS} naming the first field; any other internal error becomes "Internal error", its
  * text going to `log` only. Call before `connect()`.
  */
 export function guardErrorReplies(
@@ -83,7 +70,7 @@ export function guardErrorReplies(
     const error = (message as { error?: { code: number; message: string; data?: unknown } }).error;
     if (!error) return send(message, options);
     const plain = plainError(error);
-    if (plain.code === -32603 && error.message !== plain.message) {
+    if (plain.code === INTERNAL_ERROR && error.message !== plain.message) {
       log.error("request failed", { error: error.message });
     }
     return send({ ...message, error: plain } as JSONRPCMessage, options);
@@ -96,12 +83,12 @@ export function plainError(error: { code: number; message: string }): { code: nu
   if (issue) {
     const path = issue.path.filter((p, i) => !(i === 0 && p === "params")).map(String).join(".");
     return {
-      code: -32602,
+      code: INVALID_PARAMS,
       message: `Invalid params: ${path === "" ? "params" : `\`${path}\``}: ${oneLine(issue.message)}`,
     };
   }
-  if (error.code === -32603) {
-    return { code: -32603, message: "Internal error; the server log has the details" };
+  if (error.code === INTERNAL_ERROR) {
+    return { code: INTERNAL_ERROR, message: "Internal error; the server log has the details" };
   }
   return { code: error.code, message: oneLine(error.message) };
 }

@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { ToolGroup } from "../config.ts";
 import { renderSession } from "../domain/tree_text.ts";
 import { LIMITS } from "../domain/limits.ts";
-import type { ProgressDoc } from "../domain/progress_doc.ts";
+import { type ProgressDoc, ProjectSchema, StoredProjectSchema } from "../domain/progress_doc.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { recentWorks, type WorkEntry, WorkIdSchema, workInfo } from "../domain/work_lru.ts";
 import type { Logger } from "../log.ts";
@@ -25,13 +25,11 @@ import {
   type Resource,
   ResourceTemplate,
 } from "./sdk.ts";
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
-/** JSON-RPC error code for an unknown resource (MCP specification). */
-const RESOURCE_NOT_FOUND = -32002;
-/** JSON-RPC "invalid params". */
-const INVALID_PARAMS = -32602;
 const JSON_TYPE = "application/json";
 const LONE_SURROGATE = "holds a lone surrogate: send well-formed Unicode";
 
@@ -125,7 +123,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
       }),
       PROGRESS_META,
       async (uri, variables) => {
-        const project = variable(variables, "project", z.string().min(1).max(LIMITS.projectLength));
+        const project = variable(variables, "project", StoredProjectSchema);
         const doc = await store.readProgress(project);
         if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
         return jsonContents(uri, doc);
@@ -146,7 +144,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           "Everything needed to pick up work: the progress document, recent works and current tasks.",
         argsSchema: {
           project: completable(
-            z.string().trim().min(1).max(LIMITS.projectLength).refine(isWellFormed, LONE_SURROGATE).optional()
+            ProjectSchema.refine(isWellFormed, LONE_SURROGATE).optional()
               .describe(
                 "Project of the progress document",
               ),
@@ -266,7 +264,7 @@ function writeCursor(item: Listed): string {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
-/** The place a cursor names; anything this server did not write is invalid params (-32602). */
+/** The place a cursor names; anything this server did not write is {@link INVALID_PARAMS}. */
 function readCursor(cursor: string): Pick<Listed, "rank" | "key"> {
   try {
     const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
@@ -365,7 +363,8 @@ export async function resumeText(input: ResumeInput): Promise<string> {
   }
 
   if (groups.has("tasks") || groups.has("checklist")) {
-    const sessionId = input.sessionId ?? works.find((w) => w.sessionId !== undefined)?.sessionId ?? "default";
+    const sessionId = input.sessionId ?? works.find((w) => w.sessionId !== undefined)?.sessionId ??
+      DEFAULT_SESSION;
     const roots = await store.readTree(sessionId, (tree) => tree && renderSession(tree));
     out.push("", `## Current tasks of session "${sessionId}"`);
     if (roots !== undefined) out.push(roots);

@@ -2,8 +2,8 @@
  * MCP over stdio, one JSON-RPC message per line, answering every line: the SDK's own stdio
  * transport drops lines it cannot parse without a reply and buffers a line of any size.
  *
- * Here a line that is not JSON gets `-32700` (id null); a batch, or JSON that is not a message,
- * `-32600`; a line over {@link LIMITS}.stdioLineBytes `-32600`, discarded as it arrives, and the
+ * Here a line that is not JSON gets a parse error (id null); a batch, or JSON that is not a message,
+ * an invalid request; a line over {@link LIMITS}.stdioLineBytes an invalid request, discarded as it arrives, and the
  * next line is read normally. Blank lines are skipped. Replies are written with synchronous writes,
  * and when the input ends the transport closes only once every request already read has been
  * answered, so a client that writes its requests and closes the pipe still gets every reply.
@@ -11,7 +11,8 @@
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { LineSplitter, OVERSIZED, type SyncWriter, writeAll } from "./deno_stdio.ts";
-import { errorReply, INVALID_REQUEST, type JsonRpcErrorReply, readMessage } from "./jsonrpc.ts";
+import { readMessage } from "./jsonrpc.ts";
+import { errorReply, INVALID_REQUEST, type JsonRpcErrorReply } from "./rpc_errors.ts";
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 
 /** Options of {@link StdioTransport}; the process's stdin and stdout by default. */

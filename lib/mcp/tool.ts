@@ -8,6 +8,7 @@ import type { ToolGroup } from "../config.ts";
 import { DomainError, type ErrorCode } from "../domain/errors.ts";
 import { jsonDepth, LIMITS } from "../domain/limits.ts";
 import type { Actor } from "../domain/team.ts";
+import { EFFECT_META_KEY, type TaskEffects, type ToolEffect } from "../domain/tool_effect.ts";
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
@@ -42,10 +43,15 @@ export function actorOf(ctx: ToolContext, agent?: string, leaseSeconds?: number)
   return { agent: agent ?? ctx.agent, now: ctx.now(), leaseSeconds };
 }
 
-/** A successful answer: Markdown for the model, and the structured value matching the output schema. */
+/**
+ * A successful answer: Markdown for the model, and the structured value matching the output schema.
+ * A changing tool also says which tasks it touched (`effect`); {@link callTool} puts that, with the
+ * tool and the session, in the result's `_meta` (lib/domain/tool_effect.ts).
+ */
 export interface ToolReply<O> {
   text: string;
   structured: O;
+  effect?: TaskEffects;
 }
 
 /** A tool's full declaration. */
@@ -195,6 +201,8 @@ export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): P
       content: [{ type: "text", text: reply.text }],
       structuredContent: reply.structured as Record<string, unknown>,
     };
+    const effect = effectOf(def, parsed.data, reply.effect);
+    if (effect) result._meta = { [EFFECT_META_KEY]: effect };
     return result;
   } catch (error) {
     if (error instanceof DomainError) return errorResult(error.code, error.message);
@@ -208,6 +216,19 @@ export async function callTool(def: ToolDef, args: unknown, ctx: ToolContext): P
       }],
     };
   }
+}
+
+/** The groups whose changing tools say what they changed. */
+const EFFECT_GROUPS: ReadonlySet<ToolDef["group"]> = new Set(["tasks", "checklist", "history"]);
+
+/**
+ * What a successful call of a changing tool of the task tree did: every such call says it (an empty
+ * effect names only the tool and the session), read-only tools and other groups say nothing.
+ */
+function effectOf(def: ToolDef, args: unknown, tasks: TaskEffects | undefined): ToolEffect | undefined {
+  if (def.annotations.readOnlyHint || !EFFECT_GROUPS.has(def.group)) return undefined;
+  const { sessionId } = args as { sessionId: string };
+  return { tool: def.name, sessionId, ...tasks };
 }
 
 /**

@@ -43,7 +43,11 @@ const updateTasksTool = defineTool({
       "",
       tree,
     ].join("\n");
-    return { text, structured: { sessionId, updated, tree, revision } };
+    return {
+      text,
+      structured: { sessionId, updated, tree, revision },
+      effect: { changed: listedIds(tasks) },
+    };
   },
 });
 
@@ -99,9 +103,20 @@ const markDoneTool = defineTool({
     const lines = [`Marked done: ${marked.join(", ")}.`];
     for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);
     lines.push("", tree);
-    return { text: lines.join("\n"), structured: { marked, failed, tree, revision } };
+    return {
+      text: lines.join("\n"),
+      structured: { marked, failed, tree, revision },
+      effect: { completed: marked },
+    };
   },
 });
+
+/** The taskIds of `items` and of their children, in the order given. */
+function listedIds(
+  items: readonly { taskId: string; children?: readonly unknown[] | undefined }[],
+): string[] {
+  return items.flatMap((item) => [item.taskId, ...listedIds((item.children ?? []) as typeof items)]);
+}
 
 /** The checklist tools, in listing order. */
 export const CHECKLIST_TOOLS: ToolDef[] = [

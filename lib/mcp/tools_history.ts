@@ -8,8 +8,9 @@ import { checkRestorable, restoreTree } from "../domain/history.ts";
 import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
 import { SessionIdSchema } from "../domain/schemas.ts";
 import { actorOf, defineTool, type ToolDef } from "./tool.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
-const sessionId = SessionIdSchema.default("default");
+const sessionId = SessionIdSchema.default(DEFAULT_SESSION);
 
 /** Why the history tools have nothing to show when `HISTORY_SIZE` is 0. */
 function historyOff(revision: number): string {
@@ -90,7 +91,8 @@ const restoreTasksTool = defineTool({
         ...notes,
         `To undo, call restore_tasks with revision ${before}.`,
       ].join("\n");
-    return { text: message, structured: { revision, restored_from: wanted, ...counts, message } };
+    // What a restore did to each task is in task_history; the effect names only the tool and the session.
+    return { text: message, structured: { revision, restored_from: wanted, ...counts, message }, effect: {} };
   },
 });
 

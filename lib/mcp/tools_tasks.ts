@@ -31,8 +31,9 @@ import {
 import { isLive } from "../domain/team.ts";
 import { MARKS, renderTree } from "../domain/tree_text.ts";
 import { actorOf, defineTool, type ToolDef } from "./tool.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
-const sessionId = SessionIdSchema.default("default");
+const sessionId = SessionIdSchema.default(DEFAULT_SESSION);
 const taskId = TaskIdSchema.describe("Task id");
 const agent = AgentSchema.optional();
 const leaseSeconds = LeaseSecondsSchema.optional();
@@ -60,7 +61,11 @@ const createTaskTool = defineTool({
       const created = createTask(tree, input);
       return { ...created, drawn: renderTree([created.task], { lookup: (id) => tree.get(id) }) };
     }, { tool: "createTask" });
-    return { text: `${message}\n\n${drawn}`, structured: { task, message, revision } };
+    return {
+      text: `${message}\n\n${drawn}`,
+      structured: { task, message, revision },
+      effect: { added: subtreeIds(task) },
+    };
   },
 });
 
@@ -147,7 +152,11 @@ const updateTaskTool = defineTool({
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
       return updateTask(tree, input, actorOf(ctx, agent));
     }, { tool: "updateTask" });
-    return { text: result.message, structured: { ...result, revision } };
+    return {
+      text: result.message,
+      structured: { ...result, revision },
+      effect: { changed: [result.task.id] },
+    };
   },
 });
 
@@ -175,6 +184,7 @@ const deleteTaskTool = defineTool({
     return {
       text: `Deleted task ${id}${more > 0 ? ` and its ${more} subtask${more > 1 ? "s" : ""}` : ""}.${freed}`,
       structured: { ...result, revision },
+      effect: { removed: [id] },
     };
   },
 });
@@ -195,7 +205,11 @@ const startTaskTool = defineTool({
       }
       return startTask(tree, id, actorOf(ctx, agent, lease_seconds));
     }, { tool: "startTask" });
-    return { text: `${result.message}\n\n${result.hierarchy_summary}`, structured: { ...result, revision } };
+    return {
+      text: `${result.message}\n\n${result.hierarchy_summary}`,
+      structured: { ...result, revision },
+      effect: { started: result.started_tasks.map((t) => t.id), focus: result.task.id },
+    };
   },
 });
 
@@ -221,6 +235,7 @@ const completeTaskTool = defineTool({
     return {
       text: `${result.message}\n\n${result.progress_summary.table}`,
       structured: { ...result, revision },
+      effect: { completed: [id] },
     };
   },
 });
@@ -246,10 +261,21 @@ const claimTaskTool = defineTool({
       }
       return claimTask(tree, { ...actorOf(ctx, agent, lease_seconds), agent }, id);
     }, { tool: "claimTask" });
-    const text = result.task === null ? result.message : `${result.message}\n\n${result.hierarchy_summary}`;
-    return { text, structured: { ...result, revision } };
+    if (result.task === null) {
+      return { text: result.message, structured: { ...result, revision }, effect: {} };
+    }
+    return {
+      text: `${result.message}\n\n${result.hierarchy_summary}`,
+      structured: { ...result, revision },
+      effect: { started: (result.started_tasks ?? []).map((t) => t.id), focus: result.task.id },
+    };
   },
 });
+
+/** The ids of `task` and of every task under it, in tree order. */
+function subtreeIds(task: { id: string; tasks?: readonly { id: string; tasks?: unknown }[] }): string[] {
+  return [task.id, ...(task.tasks ?? []).flatMap((sub) => subtreeIds(sub as typeof task))];
+}
 
 /** The task tools, in listing order. */
 export const TASK_TOOLS: ToolDef[] = [

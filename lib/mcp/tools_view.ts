@@ -12,8 +12,9 @@ import { MAX_OPEN } from "../view/fold.ts";
 import { ChildrenViewSchema, SessionViewSchema, type TaskChange, TaskRowSchema } from "../view/model.ts";
 import { progressLabel } from "../view/text.ts";
 import { defineTool, type ToolDef } from "./tool.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
-const sessionId = SessionIdSchema.default("default");
+const sessionId = SessionIdSchema.default(DEFAULT_SESSION);
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
 
 const viewSessionTool = defineTool({

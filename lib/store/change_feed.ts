@@ -6,9 +6,6 @@
  * processes (a local KV database notifies watchers in the same process only).
  */
 
-/** Calls `onChange` after changes; returns the function that stops it. */
-export type Watch = (onChange: () => void) => () => void;
-
 /** A set of listeners called after each change (the memory store's feed). */
 export class Listeners {
   readonly #set = new Set<() => void>();

@@ -8,6 +8,7 @@
  * repaired names.
  */
 import { setOwn } from "../domain/own_keys.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
 /**
  * Whether JSON text as `JSON.stringify` writes it may hold a lone surrogate: it always escapes one
@@ -133,7 +134,7 @@ function repairSpace(space: unknown, where: string, onRename: RenameReport): unk
  */
 export function repairOldNames(json: unknown, onRename: RenameReport): unknown {
   if (Array.isArray(json)) {
-    wellFormedTaskIds(json, `session "default"`, onRename);
+    wellFormedTaskIds(json, `session "${DEFAULT_SESSION}"`, onRename);
     return wellFormedValue(json, onRename);
   }
   if (json === null || typeof json !== "object") return json;

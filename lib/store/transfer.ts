@@ -13,6 +13,7 @@ import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import { type SpaceDocument, StoreState, validateStoreFile } from "./state.ts";
 import type { NamespaceOption, Store } from "./store.ts";
+import { DEFAULT_SESSION } from "../domain/names.ts";
 
 /**
  * The store as the JSON text of one document (what `deno task export` prints): every namespace, or
@@ -23,7 +24,7 @@ export async function exportStore(store: Store, options: NamespaceOption = {}): 
 }
 
 /** The session that task-orchestrator's bare-array file holds (docs/requirements.md C10). */
-export const TASKS_FORMAT_SESSION = "default";
+export const TASKS_FORMAT_SESSION = DEFAULT_SESSION;
 
 /**
  * The `"default"` session's root tasks (of `options.namespace`, else of namespace `default`) as a

@@ -7,11 +7,10 @@
  */
 import { z } from "zod";
 import { HistoryEntrySchema, RevisionSchema } from "../domain/history_entry.ts";
+import { TaskStatusSchema } from "../domain/schemas.ts";
 
 /** Agents at work listed per session; the rest are counted. */
 export const AGENTS_SHOWN = 20;
-
-const Status = z.enum(["todo", "in_progress", "done"]);
 
 /**
  * Who holds a leaf in progress and until when (README "Teams of agents"). Whether the lease is live
@@ -36,7 +35,7 @@ export const TaskRowSchema = z.object({
   kind: z.literal("task"),
   id: z.string(),
   name: z.string(),
-  status: Status,
+  status: TaskStatusSchema,
   depth: z.number().int().nonnegative(),
   parent_id: z.string().nullable(),
   /** Direct subtasks. */

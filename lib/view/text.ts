@@ -2,17 +2,15 @@
  * Small text rules of the views: escaping, status marks and labels, counts. Pure; the dashboard's
  * script and the chat view bundle it too.
  */
-import type { Claim } from "../domain/schemas.ts";
+import type { Claim, TaskStatus } from "../domain/schemas.ts";
 import { isLive } from "../domain/team.ts";
 import { MARKS } from "../domain/tree_text.ts";
 
-type Status = "todo" | "in_progress" | "done";
-
 /** The status marks, the same as the checklist tree text draws (`✓` done, `○` todo, `◐` in progress). */
-export const STATUS_MARKS: Readonly<Record<Status, string>> = MARKS;
+export const STATUS_MARKS: Readonly<Record<TaskStatus, string>> = MARKS;
 
 /** Words for a status, for screen readers and tooltips. */
-export const STATUS_WORDS: Readonly<Record<Status, string>> = {
+export const STATUS_WORDS: Readonly<Record<TaskStatus, string>> = {
   done: "done",
   todo: "to do",
   in_progress: "in progress",

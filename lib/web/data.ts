@@ -5,16 +5,15 @@
  */
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import { LIMITS } from "../domain/limits.ts";
-import { DEFAULT_NAMESPACE, isNamespace } from "../domain/schemas.ts";
+import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 import { isWellFormed } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import { linkableNames } from "../store/stored_names.ts";
-import { sortNamespaces } from "../store/state.ts";
 import type { Space, Store } from "../store/store.ts";
 import { buildSessionView, documentViews, summarizeSession, workViews } from "../view/build.ts";
 import { childRows, MAX_OPEN } from "../view/fold.ts";
 import type { ChildrenView, NamespaceView, PageView, SessionView } from "../view/model.ts";
-import { type Credential, mayUse } from "../access/credential.ts";
+import { type Credential, mayUse, visibleNamespaces } from "../access/credential.ts";
 
 /** History entries a page shows. */
 export const HISTORY_SHOWN = 20;
@@ -46,15 +45,13 @@ export class DashboardData {
    * anything (`default` first, then by name); else the namespaces it lists, in its order.
    */
   async visible(credential: Credential): Promise<Space[]> {
-    const names = credential.namespaces === "*"
-      ? sortNamespaces([credential.own, ...await this.#store.listNamespaces()])
-      : [...new Set(credential.namespaces)];
-    return names.filter(isNamespace).map((name) => this.#store.space(name));
+    const names = await visibleNamespaces(credential, () => this.#store.listNamespaces());
+    return names.map((name) => this.#store.space(name));
   }
 
   /** Whether `credential` may see `namespace` (a valid name it is allowed). */
   allows(credential: Credential, namespace: string): boolean {
-    return isNamespace(namespace) && mayUse(credential, namespace);
+    return mayUse(credential, namespace);
   }
 
   /** Everything the page shows. */

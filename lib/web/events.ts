@@ -21,6 +21,7 @@ import { admission } from "../access/fair_share.ts";
 import type { Logger } from "../log.ts";
 import { sha256, toHex } from "../access/credential.ts";
 import type { Store } from "../store/store.ts";
+import { DEFAULTS } from "../config.ts";
 
 /** Subscribes to a store's changes: calls `onChange` after each; returns the unsubscribe function. */
 export type ChangeFeed = (onChange: () => void) => () => void;
@@ -30,11 +31,11 @@ export interface EventHubOptions {
   /** The store's change feed; without one the streams only beat. */
   feed?: ChangeFeed;
   log: Logger;
-  /** Open streams allowed at once (default 100). */
+  /** Open streams allowed at once (default {@link DEFAULTS}.maxEventStreams). */
   maxStreams?: number;
   /** Open streams one credential may hold (`fairShare(maxStreams)` with access control on); all by default. */
   share?: number;
-  /** Milliseconds between heartbeats (default 15 000). */
+  /** Milliseconds between heartbeats (default {@link DEFAULTS}.heartbeatMs). */
   heartbeatMs?: number;
   /**
    * A text that changes whenever the namespace's data changes ({@link namespaceSignature}); without
@@ -88,9 +89,9 @@ export class EventHub {
 
   constructor(options: EventHubOptions) {
     this.#log = options.log;
-    this.#max = options.maxStreams ?? 100;
+    this.#max = options.maxStreams ?? DEFAULTS.maxEventStreams;
     this.#share = Math.min(options.share ?? this.#max, this.#max);
-    this.#heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.#heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
     this.#signature = options.signature;
     this.#unsubscribe = options.feed?.(() => this.notify());
   }

@@ -25,9 +25,10 @@ import { DASHBOARD_JS } from "./assets/client_js.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON } from "./assets/styles.ts";
 import type { Store } from "../store/store.ts";
 import { DashboardData, type PageQuery } from "./data.ts";
-import { type ChangeFeed, EventHub, namespaceSignature } from "./events.ts";
+import { EventHub, namespaceSignature } from "./events.ts";
 import { type AssetPaths, renderPage } from "./page.ts";
 import { securityHeaders } from "./security.ts";
+import { DEFAULTS } from "../config.ts";
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -36,14 +37,14 @@ export interface DashboardOptions {
   log: Logger;
   /** Access control; undefined when it is off (then the Host/Origin guard keeps the dashboard local). */
   access?: Authenticator;
-  /** The store's change feed, for live updates. */
-  feed?: ChangeFeed;
+  /** Watch the store (its `watch`) for live updates on the event streams; off: the streams only beat. */
+  live?: boolean;
   /**
-   * Open event streams allowed at once (default 100); with access control on, one credential holds
+   * Open event streams allowed at once (default {@link DEFAULTS}.maxEventStreams); with access control on, one credential holds
    * at most a quarter of them (lib/access/fair_share.ts).
    */
   maxStreams?: number;
-  /** Milliseconds between event-stream heartbeats (default 15 000). */
+  /** Milliseconds between event-stream heartbeats (default {@link DEFAULTS}.heartbeatMs). */
   heartbeatMs?: number;
   /** Called after an event stream has opened (the revocation watch starts looking). */
   onStreamOpen?: () => void;
@@ -55,9 +56,9 @@ export function createDashboard(
 ): { app: Hono<{ Variables: AccessVariables }>; close: () => void; hub: EventHub } {
   const data = new DashboardData(options.store, options.log);
   const unknownNamespace = { error: { code: "NOT_FOUND", message: "No such namespace" } } as const;
-  const maxStreams = options.maxStreams ?? 100;
+  const maxStreams = options.maxStreams ?? DEFAULTS.maxEventStreams;
   const hub = new EventHub({
-    feed: options.feed,
+    feed: options.live ? (onChange) => options.store.watch(onChange) : undefined,
     log: options.log,
     maxStreams,
     // Without access control every caller is the one local credential: its share is the whole cap.

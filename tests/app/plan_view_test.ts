@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { PLAN_HTML } from "../../lib/app/assets/plan_html.ts";
 import { LIMITS } from "../../lib/domain/limits.ts";
+import { EFFECT_META_KEY } from "../../lib/domain/tool_effect.ts";
 import { PLAN_VIEW_MIME, PLAN_VIEW_URI } from "../../lib/mcp/plan_view.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { SessionViewSchema, type TaskRow } from "../../lib/view/model.ts";
@@ -109,15 +110,19 @@ Deno.test("tools/list as the model sees it plus instructions stays under 18,500 
   }
 });
 
-Deno.test("tool replies are what they were: content and structuredContent, no view data added", async () => {
+Deno.test("tool replies are what they were: content, structuredContent and the effect in _meta, no view data added", async () => {
   await using conn = await connectUi();
   const reply = await conn.client.callTool({ name: "createTask", arguments: { name: "A" } });
-  assert.deepEqual(Object.keys(reply).sort(), ["content", "structuredContent"]);
-  const started = await conn.client.callTool({
-    name: "startTask",
-    arguments: { id: (reply.structuredContent as { task: { id: string } }).task.id },
+  const id = (reply.structuredContent as { task: { id: string } }).task.id;
+  assert.deepEqual(Object.keys(reply).sort(), ["_meta", "content", "structuredContent"]);
+  assert.deepEqual(reply._meta, {
+    [EFFECT_META_KEY]: { tool: "createTask", sessionId: "default", added: [id] },
   });
-  assert.deepEqual(Object.keys(started).sort(), ["content", "structuredContent"]);
+  const started = await conn.client.callTool({ name: "startTask", arguments: { id } });
+  assert.deepEqual(Object.keys(started).sort(), ["_meta", "content", "structuredContent"]);
+  assert.deepEqual(started._meta, {
+    [EFFECT_META_KEY]: { tool: "startTask", sessionId: "default", started: [id], focus: id },
+  });
 });
 
 Deno.test("view_session answers the shared view model with the call's changes marked, and changes nothing", async () => {

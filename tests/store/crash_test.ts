@@ -1,8 +1,10 @@
 /**
  * Crash safety: a writer process (fixtures/writer.ts) is killed with SIGKILL at a random moment in
- * a stream of writes, 50 times per store. After every kill the store must open, its invariants must
- * hold, and every write the writer acknowledged (in this run or any earlier one) must be there. Every
- * other run writes in another namespace (README "Namespaces"), so both key layouts are killed mid-write.
+ * a stream of writes, 50 times per kind of store (JSON file, Deno KV), in rounds of 10 on five stores
+ * of each kind that run side by side. After every kill the store must open, its invariants must hold,
+ * and every write the writer acknowledged (in this run or any earlier one on that store) must be
+ * there. Every other run writes in another namespace (README "Namespaces"), so both key layouts are
+ * killed mid-write.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -13,25 +15,57 @@ import type { Space } from "../../lib/store/store.ts";
 import { CONFIG } from "../support/paths.ts";
 import { lines as linesOf } from "../support/streams.ts";
 
+/** Kills per kind of store, spread over {@link STORES} stores. */
 const KILLS = 50;
+/** Stores of each kind, each killed KILLS / STORES times, all at once. */
+const STORES = 5;
+const ROUNDS = KILLS / STORES;
 /** The namespaces the runs take turns in. */
 const NAMESPACES = ["default", "team-x"] as const;
+type Namespace = (typeof NAMESPACES)[number];
 const WRITER = fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url));
 
 type Kind = "file" | "kv";
 
+/** A writer process, loaded and waiting for {@link runAndKill} to let it go. */
+interface Writer {
+  child: Deno.ChildProcess;
+  run: number;
+  namespace: Namespace;
+}
+
 /**
- * Runs the writer until it has acknowledged a random 4–8 writes, plus a random pause, and kills it;
- * returns its acks. Counting acks rather than waiting a fixed time keeps the kills inside streams of
- * writes however loaded the machine is.
+ * Starts the writer of `run`, which loads and then waits (`--wait`): the next run's start-up overlaps
+ * the current run and its checks, so a round costs the writes and the checks, not a process start.
  */
-async function runAndKill(kind: Kind, path: string, run: number, namespace: string): Promise<string[]> {
+function spawnWriter(kind: Kind, path: string, run: number, namespace: Namespace): Writer {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", CONFIG, WRITER, kind, path, String(run), "--namespace", namespace],
-    stdin: "null",
+    args: [
+      "run",
+      "-A",
+      "--config",
+      CONFIG,
+      WRITER,
+      kind,
+      path,
+      String(run),
+      "--namespace",
+      namespace,
+      "--wait",
+    ],
+    stdin: "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  return { child, run, namespace };
+}
+
+/**
+ * Lets `writer` go, lets it acknowledge a random 4–8 writes, plus a random pause, and kills it;
+ * returns its acks. Counting acks rather than waiting a fixed time keeps the kills inside streams of
+ * writes however loaded the machine is.
+ */
+async function runAndKill(kind: Kind, { child, run }: Writer): Promise<string[]> {
   const lines: string[] = [];
   const target = 4 + Math.floor(Math.random() * 5);
   let enoughAcks!: () => void;
@@ -44,6 +78,8 @@ async function runAndKill(kind: Kind, path: string, run: number, namespace: stri
     }
   })();
   const stderr = new Response(child.stderr).text();
+  const go = child.stdin.getWriter();
+  await go.write(new Uint8Array([10])).catch(() => {}); // a writer that died already: the checks say why
   await Promise.race([enough, child.status]);
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 100));
   try {
@@ -52,6 +88,7 @@ async function runAndKill(kind: Kind, path: string, run: number, namespace: stri
     // Exited on its own: the checks below say why.
   }
   const status = await child.status;
+  await go.close().catch(() => {});
   await reading;
   const errors = await stderr;
   assert.equal(status.signal, "SIGKILL", `writer ${kind} run ${run} ended by itself: ${errors}`);
@@ -115,10 +152,14 @@ class Expected {
 
 async function crashLoop(kind: Kind, path: string): Promise<number> {
   const expected = new Map(NAMESPACES.map((namespace) => [namespace, new Expected()]));
+  const writer = (run: number) => spawnWriter(kind, path, run, NAMESPACES[run % NAMESPACES.length]!);
   let acknowledged = 0;
-  for (let run = 1; run <= KILLS; run++) {
-    const namespace = NAMESPACES[run % NAMESPACES.length]!;
-    const lines = await runAndKill(kind, path, run, namespace);
+  let next = writer(1);
+  for (let run = 1; run <= ROUNDS; run++) {
+    const current = next;
+    const { namespace } = current;
+    if (run < ROUNDS) next = writer(run + 1); // loads while this one writes
+    const lines = await runAndKill(kind, current);
     acknowledged += lines.length;
     expected.get(namespace)!.add(lines);
     const store = kind === "kv" ? await KvStore.open(path) : await JsonFileStore.open(path);
@@ -138,14 +179,18 @@ async function crashLoop(kind: Kind, path: string): Promise<number> {
 Deno.test("every write acknowledged before a SIGKILL survives it: JSON file and Deno KV, 50 kills each", async () => {
   const dir = await Deno.makeTempDir({ prefix: "checklist-crash-" });
   try {
+    const stores = Array.from({ length: STORES }, (_, i) => i);
+    const sum = (counts: number[]) => counts.reduce((a, b) => a + b, 0);
     const [file, kv] = await Promise.all([
-      crashLoop("file", `${dir}/store.json`),
-      crashLoop("kv", `${dir}/store.sqlite`),
+      Promise.all(stores.map((i) => crashLoop("file", `${dir}/store${i}.json`))).then(sum),
+      Promise.all(stores.map((i) => crashLoop("kv", `${dir}/store${i}.sqlite`))).then(sum),
     ]);
     // The kills landed in streams of writes, not before them.
     assert.ok(file > KILLS * 3 && kv > KILLS * 3, `acknowledged writes: file ${file}, kv ${kv}`);
-    const text = await Deno.readTextFile(`${dir}/store.json`);
-    assert.doesNotThrow(() => JSON.parse(text), "the file is whole JSON");
+    for (const i of stores) {
+      const text = await Deno.readTextFile(`${dir}/store${i}.json`);
+      assert.doesNotThrow(() => JSON.parse(text), "the file is whole JSON");
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

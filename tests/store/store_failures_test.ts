@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { openStore } from "../../lib/store/open_store.ts";
 import { call, connectInMemory, fails, ok, textOf } from "../support/harness.ts";
 import { recordingLogger } from "../support/logs.ts";
-import { bindSelf, fillUp, skipBecause, tmpfs } from "../support/mounts.ts";
+import { bindSelf, fillUp, MOUNTS_UNAVAILABLE, tmpfs } from "../support/mounts.ts";
 
 type Place = { filePath: string } | { kvPath: string };
 
@@ -41,65 +41,74 @@ function leftovers(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".tmp"));
 }
 
-Deno.test("a full disk: STORE_UNAVAILABLE, no temporary file, reads go on, writes resume once space is freed", async () => {
-  const mount = await tmpfs(256);
-  if ("reason" in mount) return skipBecause("full disk (file)", mount.reason);
-  await using _mount = mount;
-  const filePath = `${mount.path}/store.json`;
-  await using server = await serve({ filePath });
-  await ok(server.client, "createTask", createPlan("Before", "a"));
-  const before = await Deno.readFile(filePath);
-
-  const filler = await fillUp(mount.path);
-  const message = await fails(
-    server.client,
-    "createTask",
-    createPlan("Big", "b", "x".repeat(4000)),
-    "STORE_UNAVAILABLE",
-  );
-  assert.match(message, /disk is full/);
-  assert.doesNotMatch(message, /os error|\/tmp\//, "the reply names the cause, not the exception");
-  assert.deepEqual(leftovers(mount.path), [], "no temporary file is left on the full disk");
-  assert.deepEqual(await Deno.readFile(filePath), before, "the file is as it was");
-  assert.deepEqual(await taskIds(server.client), ["a"], "reads go on, without the refused change");
-  assert.ok(server.records.some((r) => r.msg === "store unavailable" && r.cause === "the disk is full"));
-
-  await Deno.remove(filler);
-  await ok(server.client, "createTask", createPlan("After", "c"));
-  assert.deepEqual(await taskIds(server.client), ["a", "c"]);
-  const doc = JSON.parse(await Deno.readTextFile(filePath));
-  assert.deepEqual(doc.sessions.s.map((t: { id: string }) => t.id), ["a", "c"]);
-});
-
-Deno.test("a read-only file system: STORE_UNAVAILABLE, reads go on, writes resume when it is writable again", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "checklist-ro-" });
-  try {
-    const bound = await bindSelf(dir);
-    if ("reason" in bound) return skipBecause("read-only file system", bound.reason);
-    await using ro = bound;
-    const filePath = `${dir}/store.json`;
+Deno.test(
+  "a full disk: STORE_UNAVAILABLE, no temporary file, reads go on, writes resume once space is freed",
+  { ignore: MOUNTS_UNAVAILABLE },
+  async () => {
+    await using mount = await tmpfs(256);
+    const filePath = `${mount.path}/store.json`;
     await using server = await serve({ filePath });
     await ok(server.client, "createTask", createPlan("Before", "a"));
+    const before = await Deno.readFile(filePath);
 
-    await ro.readOnly(true);
-    const message = await fails(server.client, "createTask", createPlan("Refused", "b"), "STORE_UNAVAILABLE");
-    assert.match(message, /read-only/);
-    assert.deepEqual(await taskIds(server.client), ["a"]);
-    await fails(server.client, "startTask", { sessionId: "s", id: "a-1" }, "STORE_UNAVAILABLE");
-    assert.equal(
-      (await ok<{ task: { status: string } }>(server.client, "getTask", { sessionId: "s", id: "a-1" })).task
-        .status,
-      "todo",
-      "the refused start changed nothing",
+    const filler = await fillUp(mount.path);
+    const message = await fails(
+      server.client,
+      "createTask",
+      createPlan("Big", "b", "x".repeat(4000)),
+      "STORE_UNAVAILABLE",
     );
+    assert.match(message, /disk is full/);
+    assert.doesNotMatch(message, /os error|\/tmp\//, "the reply names the cause, not the exception");
+    assert.deepEqual(leftovers(mount.path), [], "no temporary file is left on the full disk");
+    assert.deepEqual(await Deno.readFile(filePath), before, "the file is as it was");
+    assert.deepEqual(await taskIds(server.client), ["a"], "reads go on, without the refused change");
+    assert.ok(server.records.some((r) => r.msg === "store unavailable" && r.cause === "the disk is full"));
 
-    await ro.readOnly(false);
+    await Deno.remove(filler);
     await ok(server.client, "createTask", createPlan("After", "c"));
     assert.deepEqual(await taskIds(server.client), ["a", "c"]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+    const doc = JSON.parse(await Deno.readTextFile(filePath));
+    assert.deepEqual(doc.sessions.s.map((t: { id: string }) => t.id), ["a", "c"]);
+  },
+);
+
+Deno.test(
+  "a read-only file system: STORE_UNAVAILABLE, reads go on, writes resume when it is writable again",
+  { ignore: MOUNTS_UNAVAILABLE },
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "checklist-ro-" });
+    try {
+      await using ro = await bindSelf(dir);
+      const filePath = `${dir}/store.json`;
+      await using server = await serve({ filePath });
+      await ok(server.client, "createTask", createPlan("Before", "a"));
+
+      await ro.readOnly(true);
+      const message = await fails(
+        server.client,
+        "createTask",
+        createPlan("Refused", "b"),
+        "STORE_UNAVAILABLE",
+      );
+      assert.match(message, /read-only/);
+      assert.deepEqual(await taskIds(server.client), ["a"]);
+      await fails(server.client, "startTask", { sessionId: "s", id: "a-1" }, "STORE_UNAVAILABLE");
+      assert.equal(
+        (await ok<{ task: { status: string } }>(server.client, "getTask", { sessionId: "s", id: "a-1" })).task
+          .status,
+        "todo",
+        "the refused start changed nothing",
+      );
+
+      await ro.readOnly(false);
+      await ok(server.client, "createTask", createPlan("After", "c"));
+      assert.deepEqual(await taskIds(server.client), ["a", "c"]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 Deno.test("a file replaced by a directory: changes are STORE_UNAVAILABLE, reads go on, writes resume once it is gone", async () => {
   const dir = await Deno.makeTempDir({ prefix: "checklist-store-" });
@@ -160,10 +169,10 @@ Deno.test("a file that stops parsing is never written over: changes are STORE_UN
   }
 });
 
-Deno.test("Deno KV on a full disk: STORE_UNAVAILABLE, reads go on, writes resume once space is freed", async () => {
-  const mount = await tmpfs(2048);
-  if ("reason" in mount) return skipBecause("full disk (KV)", mount.reason);
-  await using _mount = mount;
+Deno.test("Deno KV on a full disk: STORE_UNAVAILABLE, reads go on, writes resume once space is freed", {
+  ignore: MOUNTS_UNAVAILABLE,
+}, async () => {
+  await using mount = await tmpfs(2048);
   await using server = await serve({ kvPath: `${mount.path}/store.sqlite` });
   await ok(server.client, "createTask", createPlan("Before", "a"));
 
@@ -212,36 +221,38 @@ async function kvGarbage(path: string): Promise<{ orphanTasks: number; markers: 
   }
 }
 
-Deno.test("Deno KV: a big change cut short by a full disk leaves nothing staged once a change succeeds again", async () => {
-  const mount = await tmpfs(6144);
-  if ("reason" in mount) return skipBecause("full disk during staging (KV)", mount.reason);
-  await using _mount = mount;
-  const kvPath = `${mount.path}/store.sqlite`;
-  {
-    await using server = await serve({ kvPath });
-    await ok(server.client, "createTask", createPlan("Before", "a"));
-    // Leave about 1.5 MB: enough to stage part of a 2 MB change, not all of it.
-    const filler = await fillUp(mount.path);
-    const file = await Deno.open(filler, { write: true });
-    await file.truncate((await file.stat()).size - 1_500_000);
-    file.close();
+Deno.test(
+  "Deno KV: a big change cut short by a full disk leaves nothing staged once a change succeeds again",
+  { ignore: MOUNTS_UNAVAILABLE },
+  async () => {
+    await using mount = await tmpfs(6144);
+    const kvPath = `${mount.path}/store.sqlite`;
+    {
+      await using server = await serve({ kvPath });
+      await ok(server.client, "createTask", createPlan("Before", "a"));
+      // Leave about 1.5 MB: enough to stage part of a 2 MB change, not all of it.
+      const filler = await fillUp(mount.path);
+      const file = await Deno.open(filler, { write: true });
+      await file.truncate((await file.stat()).size - 1_500_000);
+      file.close();
 
-    const big = {
-      sessionId: "s",
-      name: "Big",
-      id: "big",
-      tasks: Array.from(
-        { length: 490 },
-        (_, i) => ({ id: `big-${i}`, name: `leaf ${i}`, description: noise(4000) }),
-      ),
-    };
-    await fails(server.client, "createTask", big, "STORE_UNAVAILABLE");
-    const cut = await kvGarbage(kvPath);
-    assert.ok(cut.orphanTasks > 0, "the failed change had staged part of a generation");
+      const big = {
+        sessionId: "s",
+        name: "Big",
+        id: "big",
+        tasks: Array.from(
+          { length: 490 },
+          (_, i) => ({ id: `big-${i}`, name: `leaf ${i}`, description: noise(4000) }),
+        ),
+      };
+      await fails(server.client, "createTask", big, "STORE_UNAVAILABLE");
+      const cut = await kvGarbage(kvPath);
+      assert.ok(cut.orphanTasks > 0, "the failed change had staged part of a generation");
 
-    await Deno.remove(filler);
-    await ok(server.client, "createTask", createPlan("After", "c"));
-    assert.deepEqual(await taskIds(server.client), ["a", "c"]); // queued after the sweep
-    assert.deepEqual(await kvGarbage(kvPath), { orphanTasks: 0, markers: 0 }, "swept without a restart");
-  }
-});
+      await Deno.remove(filler);
+      await ok(server.client, "createTask", createPlan("After", "c"));
+      assert.deepEqual(await taskIds(server.client), ["a", "c"]); // queued after the sweep
+      assert.deepEqual(await kvGarbage(kvPath), { orphanTasks: 0, markers: 0 }, "swept without a restart");
+    }
+  },
+);

@@ -1,7 +1,8 @@
 /**
  * Real file-system failures for store tests: a tiny tmpfs that fills up, a directory remounted
- * read-only. Both need `mount` (root with CAP_SYS_ADMIN, as in CI containers); where that is
- * impossible they return undefined and the caller skips with the printed reason. Permission bits are
+ * read-only. Both need `mount` (root with CAP_SYS_ADMIN, as in CI containers). Whether they work is
+ * probed once, when this module loads: a test that needs them passes `ignore: MOUNTS_UNAVAILABLE`,
+ * so Deno reports it as ignored (the reason is printed once) rather than passed. Permission bits are
  * no substitute: root writes through them.
  */
 
@@ -21,18 +22,13 @@ async function run(args: string[]): Promise<{ ok: boolean; text: string }> {
   }
 }
 
-/** Prints why a test is skipped (so a skip is visible in the test output). */
-export function skipBecause(test: string, reason: string): void {
-  console.log(`SKIPPED ${test}: ${reason}`);
-}
-
-/** A fresh tmpfs of `sizeKiB` KiB; undefined (with the reason) where mounting is impossible. */
-export async function tmpfs(sizeKiB: number): Promise<Mount | { reason: string }> {
+/** A fresh tmpfs of `sizeKiB` KiB; throws where mounting is impossible (see {@link MOUNTS_UNAVAILABLE}). */
+export async function tmpfs(sizeKiB: number): Promise<Mount> {
   const path = await Deno.makeTempDir({ prefix: "checklist-tmpfs-" });
   const mounted = await run(["mount", "-t", "tmpfs", "-o", `size=${sizeKiB}k`, "tmpfs", path]);
   if (!mounted.ok) {
     await Deno.remove(path, { recursive: true });
-    return { reason: `cannot mount a tmpfs (${mounted.text || "mount failed"})` };
+    throw new Error(`cannot mount a tmpfs (${mounted.text || "mount failed"})`);
   }
   return {
     path,
@@ -48,10 +44,10 @@ export interface ReadOnlySwitch extends AsyncDisposable {
   readOnly(on: boolean): Promise<void>;
 }
 
-/** Binds `dir` on itself so it can be made read-only; undefined (with the reason) where impossible. */
-export async function bindSelf(dir: string): Promise<ReadOnlySwitch | { reason: string }> {
+/** Binds `dir` on itself so it can be made read-only; throws where impossible (see {@link MOUNTS_UNAVAILABLE}). */
+export async function bindSelf(dir: string): Promise<ReadOnlySwitch> {
   const bound = await run(["mount", "--bind", dir, dir]);
-  if (!bound.ok) return { reason: `cannot bind-mount (${bound.text || "mount failed"})` };
+  if (!bound.ok) throw new Error(`cannot bind-mount (${bound.text || "mount failed"})`);
   return {
     readOnly: async (on) => {
       const done = await run(["mount", "-o", `remount,bind,${on ? "ro" : "rw"}`, dir]);
@@ -75,3 +71,22 @@ export async function fillUp(dir: string): Promise<string> {
   }
   return path;
 }
+
+/** Mounts a tiny tmpfs, binds it on itself read-only and back, and undoes it all; the failure's text, if any. */
+async function probe(): Promise<string | undefined> {
+  try {
+    await using mount = await tmpfs(64);
+    await using bound = await bindSelf(mount.path);
+    await bound.readOnly(true);
+    await bound.readOnly(false);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const unavailable = await probe();
+if (unavailable) console.log(`tests that need mount are ignored: ${unavailable}`);
+
+/** True where {@link tmpfs} and {@link bindSelf} cannot work: pass it as a test's `ignore`. */
+export const MOUNTS_UNAVAILABLE: boolean = unavailable !== undefined;

@@ -55,10 +55,13 @@ const loadRows: RowLoader = async ({ parentId, offset, count }) => {
   return (await read<ChildrenView>("view_rows", params)).rows;
 };
 
-async function show(result: Record<string, unknown> | undefined): Promise<void> {
+async function show(
+  result: Record<string, unknown> | undefined,
+  meta: Record<string, unknown> | undefined,
+): Promise<void> {
   const mine = ++generation;
   const tool = app.getHostContext()?.toolInfo?.tool.name;
-  const effect = effectOf({ tool, arguments: args, result });
+  const effect = effectOf({ tool, arguments: args, result, meta });
   if (effect.sessionId === undefined) return say("This call names no session.");
   if (effect.sessionId !== shown) opened.clear();
   const changes = Object.entries(effect.changes).map(([id, change]) => ({ id, change }));
@@ -92,7 +95,7 @@ app.ontoolinput = (params) => {
 };
 app.ontoolresult = (params) => {
   performance.mark(MARK_RESULT);
-  void show(params.structuredContent);
+  void show(params.structuredContent, params._meta);
 };
 app.onhostcontextchanged = (context) => theme(context);
 listenTree(document, loadRows, opened);

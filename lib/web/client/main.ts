@@ -13,6 +13,7 @@ import type { ChildrenView, PageView } from "../../view/model.ts";
 import { documentsPanel, noSessionPanel, sessionList, sessionPanel, worksPanel } from "../../view/render.ts";
 import { keepLeasesCurrent } from "../../view/lease_dom.ts";
 import { listenTree, type RowLoader } from "../../view/tree_dom.ts";
+import { DEFAULT_NAMESPACE } from "../../domain/names.ts";
 
 /** Ids the person unfolded (kept unfolded across live updates). */
 const opened = new Set<string>();
@@ -20,7 +21,9 @@ const opened = new Set<string>();
 function current(): { namespace: string; session: string } | undefined {
   const panel = document.getElementById("session");
   const session = panel?.dataset.session;
-  return session === undefined ? undefined : { namespace: panel!.dataset.namespace ?? "default", session };
+  return session === undefined
+    ? undefined
+    : { namespace: panel!.dataset.namespace ?? DEFAULT_NAMESPACE, session };
 }
 
 async function readJson<T>(path: string, params: URLSearchParams): Promise<T> {
