@@ -9,7 +9,7 @@
  *
  *   deno run -A bench/access_bench.ts [--write] [--quick]
  */
-import { Authenticator } from "../lib/access/authenticator.ts";
+import { Authenticator } from "../lib/auth/authenticator.ts";
 import { createApp } from "../lib/http/app.ts";
 import { serveHttp } from "../lib/http/serve.ts";
 import { createLogger } from "../lib/log.ts";

@@ -12,7 +12,7 @@
  * read is over every call the view made, unfolding a folded part and loading "more" rows included.
  * `--write` replaces the "## Plan view" section of BENCHMARKS.md.
  */
-import { PLAN_HTML } from "../lib/app/assets/plan_html.ts";
+import { PLAN_HTML } from "../lib/plan_view/assets/plan_html.ts";
 import { JsonFileStore } from "../lib/store/json_file_store.ts";
 import { connectUi, openPlanHost, type PlanHost } from "../tests/app/app_support.ts";
 import { launchBrowser } from "../tests/support/browser.ts";

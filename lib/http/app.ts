@@ -15,24 +15,24 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { Authenticator } from "../access/authenticator.ts";
-import type { Access } from "../access/credential.ts";
-import { fairShare } from "../access/fair_share.ts";
-import { RevocationWatch } from "../access/revocation.ts";
+import { Authenticator } from "../auth/authenticator.ts";
+import type { Access } from "../auth/credential.ts";
+import { fairShare } from "../auth/fair_share.ts";
+import { RevocationWatch } from "../auth/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest, type McpServer } from "../mcp/sdk.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk_http.ts";
 import type { Store } from "../store/store.ts";
-import { createDashboard } from "../web/routes.ts";
-import { mcpAccess, type McpAccessVariables, type McpScope } from "./access.ts";
+import { createDashboard } from "../dashboard/server/routes.ts";
+import { mcpAccess, type McpAccessVariables, type McpScope } from "./require_credential.ts";
 import { readJsonRpcBody } from "./body.ts";
-import { jsonRpcError } from "./errors.ts";
+import { jsonRpcError } from "./error_body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
 
-export { jsonRpcError } from "./errors.ts";
+export { jsonRpcError } from "./error_body.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;

@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { jsonRpcError } from "./errors.ts";
+import { jsonRpcError } from "./error_body.ts";
 
 /** Host names that always pass, with any port: the loopback names. */
 export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];

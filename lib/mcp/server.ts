@@ -23,14 +23,14 @@ import {
   registerPlanView,
   viewEnabled,
   viewListing,
-} from "./plan_view.ts";
+} from "../plan_view/server/plan_resource.ts";
 import { callTool, errorResult, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
-import { VIEW_TOOLS } from "./tools_view.ts";
+import { VIEW_TOOLS } from "../plan_view/server/plan_tools.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
 
 /** Server name and version reported at initialize. */

@@ -3,9 +3,9 @@
  * that records which namespace and access each MCP server was made for, the app served on a real
  * loopback port, and MCP calls with a bearer token.
  */
-import { type AccessSettings, Authenticator } from "../../lib/access/authenticator.ts";
-import type { OAuthOptions } from "../../lib/access/oauth.ts";
-import { RECHECK_MS, type TokenEntry } from "../../lib/access/tokens_file.ts";
+import { type AccessSettings, Authenticator } from "../../lib/auth/authenticator.ts";
+import type { OAuthOptions } from "../../lib/auth/oauth.ts";
+import { RECHECK_MS, type TokenEntry } from "../../lib/auth/tokens_file.ts";
 import { sleep } from "../support/time.ts";
 import { createApp, type HttpConfig, type ServerScope } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";

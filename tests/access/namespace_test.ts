@@ -1,7 +1,7 @@
 /** Namespace names from OAuth claims: always valid, kept when already valid, one-to-one. */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { namespaceFromClaim } from "../../lib/access/namespace.ts";
+import { namespaceFromClaim } from "../../lib/auth/namespace.ts";
 import { isNamespace } from "../../lib/domain/schemas.ts";
 
 Deno.test("namespaceFromClaim keeps a valid name and maps any other value to a readable valid one", () => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { base64url } from "jose";
 import { OAuth2Server } from "oauth2-mock-server";
-import type { AccessSettings } from "../../lib/access/authenticator.ts";
+import type { AccessSettings } from "../../lib/auth/authenticator.ts";
 import { ALL_TOOLS } from "../../lib/mcp/server.ts";
 import { connectHttp, initializeBody, MCP_HEADERS } from "../http/http_support.ts";
 import { spawnServer } from "../support/server_process.ts";

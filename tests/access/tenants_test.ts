@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
-import type { TokenEntry } from "../../lib/access/tokens_file.ts";
+import type { TokenEntry } from "../../lib/auth/tokens_file.ts";
 import { initializeBody, openRawConnection, post, send } from "../http/http_support.ts";
 import { ok } from "../support/harness.ts";
 import { recordingLogger } from "../support/logs.ts";

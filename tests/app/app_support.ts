@@ -6,7 +6,7 @@
  * SDK client and recorded.
  */
 import type { Frame, Page } from "playwright-core";
-import { PLAN_VIEW_MIME, PLAN_VIEW_URI, UI_EXTENSION } from "../../lib/mcp/plan_view.ts";
+import { PLAN_VIEW_MIME, PLAN_VIEW_URI, UI_EXTENSION } from "../../lib/plan_view/server/plan_resource.ts";
 import { createServer, type ServerOptions } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { bundleClient } from "../../scripts/build_web.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PLAN_HTML } from "../../lib/app/assets/plan_html.ts";
+import { PLAN_HTML } from "../../lib/plan_view/assets/plan_html.ts";
 import { buildPlanHtml, moduleText, OUTPUT } from "../../scripts/build_app.ts";
 
 Deno.test("the plan view shipped in lib/app/assets/plan_html.ts is the build of lib/app (run deno task build:app)", async () => {

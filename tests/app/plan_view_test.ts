@@ -3,11 +3,11 @@
  * tools, the view-only tools, the size of each read, and the context budget, through real SDK clients.
  */
 import assert from "node:assert/strict";
-import { PLAN_HTML } from "../../lib/app/assets/plan_html.ts";
+import { PLAN_HTML } from "../../lib/plan_view/assets/plan_html.ts";
 import { LIMITS } from "../../lib/domain/limits.ts";
-import { PLAN_VIEW_MIME, PLAN_VIEW_URI } from "../../lib/mcp/plan_view.ts";
+import { PLAN_VIEW_MIME, PLAN_VIEW_URI } from "../../lib/plan_view/server/plan_resource.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { SessionViewSchema, type TaskRow } from "../../lib/view/model.ts";
+import { SessionViewSchema, type TaskRow } from "../../lib/render/model.ts";
 import { connectInMemory, ok, spawnStdio, startHttp, type ToolResult } from "../support/harness.ts";
 import { type Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 import { bigPlanDocument } from "../web/web_support.ts";

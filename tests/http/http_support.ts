@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
-import type { Authenticator } from "../../lib/access/authenticator.ts";
+import type { Authenticator } from "../../lib/auth/authenticator.ts";
 import { createApp, type HttpConfig } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";

@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { LIMITS } from "../../lib/domain/limits.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { childRowsWithin, jsonBytes, READ_BYTES, sessionViewWithin } from "../../lib/view/budget.ts";
-import { buildSessionView } from "../../lib/view/build.ts";
-import type { TaskRow } from "../../lib/view/model.ts";
+import { childRowsWithin, jsonBytes, READ_BYTES, sessionViewWithin } from "../../lib/render/budget.ts";
+import { buildSessionView } from "../../lib/render/build.ts";
+import type { TaskRow } from "../../lib/render/model.ts";
 
 /** Text at a length limit that costs the most bytes as JSON: control characters escape to six bytes each. */
 function heavy(length: number, seed: string): string {

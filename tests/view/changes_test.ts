@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { effectOf } from "../../lib/view/changes.ts";
+import { effectOf } from "../../lib/render/changes.ts";
 
 Deno.test("effectOf reads what each changing tool did from its arguments and reply", async (t) => {
   await t.step("startTask marks every task it started", () => {

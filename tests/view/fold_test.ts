@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { buildSessionView } from "../../lib/view/build.ts";
+import { buildSessionView } from "../../lib/render/build.ts";
 import { completeTask, startTask } from "../../lib/domain/task_ops.ts";
-import { childRows, foldTree, PAGE_ROWS, SIBLING_WINDOW, WINDOW_BEFORE } from "../../lib/view/fold.ts";
+import { childRows, foldTree, PAGE_ROWS, SIBLING_WINDOW, WINDOW_BEFORE } from "../../lib/render/fold.ts";
 import type { Task, TaskStatus } from "../../lib/domain/schemas.ts";
-import type { Row, TaskRow } from "../../lib/view/model.ts";
+import type { Row, TaskRow } from "../../lib/render/model.ts";
 import { run, task, treeOf } from "../domain/helpers.ts";
 
 function ids(rows: Row[]): string[] {

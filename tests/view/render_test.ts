@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { startTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { buildSessionView, documentView, workViews } from "../../lib/view/build.ts";
-import { PageViewSchema, SessionViewSchema } from "../../lib/view/model.ts";
+import { buildSessionView, documentView, workViews } from "../../lib/render/build.ts";
+import { PageViewSchema, SessionViewSchema } from "../../lib/render/model.ts";
 import {
   changeSummary,
   documentsPanel,
@@ -10,9 +10,9 @@ import {
   historyList,
   sessionPanel,
   worksPanel,
-} from "../../lib/view/render.ts";
-import { escapeHtml, progressLabel } from "../../lib/view/text.ts";
-import { h, toHtml } from "../../lib/view/vnode.ts";
+} from "../../lib/render/render.ts";
+import { escapeHtml, progressLabel } from "../../lib/render/text.ts";
+import { h, toHtml } from "../../lib/render/vnode.ts";
 import { run } from "../domain/helpers.ts";
 
 const EVIL = `<script>alert("x")</script>&<img src=x onerror='y'>`;

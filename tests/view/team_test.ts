@@ -5,15 +5,15 @@
  */
 import assert from "node:assert/strict";
 import type { Claim, Task, TaskStatus } from "../../lib/domain/schemas.ts";
-import { jsonBytes, READ_BYTES, sessionViewWithin } from "../../lib/view/budget.ts";
-import { buildSessionView, summarizeSession } from "../../lib/view/build.ts";
-import { foldTree, HELD_WINDOW } from "../../lib/view/fold.ts";
-import { AGENTS_SHOWN, SessionViewSchema, type TaskRow } from "../../lib/view/model.ts";
-import { claimNode, sessionList, sessionPanel } from "../../lib/view/render.ts";
-import { agentsAtWork, blockedMark, BLOCKERS_SHOWN } from "../../lib/view/team.ts";
+import { jsonBytes, READ_BYTES, sessionViewWithin } from "../../lib/render/budget.ts";
+import { buildSessionView, summarizeSession } from "../../lib/render/build.ts";
+import { foldTree, HELD_WINDOW } from "../../lib/render/fold.ts";
+import { AGENTS_SHOWN, SessionViewSchema, type TaskRow } from "../../lib/render/model.ts";
+import { claimNode, sessionList, sessionPanel } from "../../lib/render/render.ts";
+import { agentsAtWork, blockedMark, BLOCKERS_SHOWN } from "../../lib/render/team_marks.ts";
 import { unfinishedBlockers } from "../../lib/domain/team.ts";
-import { durationLabel, escapeHtml, leaseLabel, leaseLive } from "../../lib/view/text.ts";
-import { toHtml } from "../../lib/view/vnode.ts";
+import { durationLabel, escapeHtml, leaseLabel, leaseLive } from "../../lib/render/text.ts";
+import { toHtml } from "../../lib/render/vnode.ts";
 import { LIMITS } from "../../lib/domain/limits.ts";
 import { task, treeOf } from "../domain/helpers.ts";
 

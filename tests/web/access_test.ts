@@ -3,7 +3,7 @@
  * guard, and the security headers on every response.
  */
 import assert from "node:assert/strict";
-import { CONTENT_SECURITY_POLICY } from "../../lib/web/security.ts";
+import { CONTENT_SECURITY_POLICY } from "../../lib/dashboard/server/security.ts";
 import { makeApp, send } from "../http/http_support.ts";
 
 const TOKEN = "s3cret-token-for-tests";

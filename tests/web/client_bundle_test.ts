@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DASHBOARD_JS } from "../../lib/web/assets/client_js.ts";
+import { DASHBOARD_JS } from "../../lib/dashboard/assets/dashboard_js.ts";
 import { bundleClient, moduleText, OUTPUT } from "../../scripts/build_web.ts";
 
 Deno.test("the dashboard script shipped in lib/web/assets/client_js.ts is the bundle of lib/web/client (run deno task build:web)", async () => {

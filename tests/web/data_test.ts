@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { upsertProgress } from "../../lib/domain/progress_doc.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
-import { PageViewSchema } from "../../lib/view/model.ts";
-import { Authenticator } from "../../lib/access/authenticator.ts";
-import type { Credential } from "../../lib/access/credential.ts";
-import { DashboardData } from "../../lib/web/data.ts";
-import { createDashboard } from "../../lib/web/routes.ts";
+import { PageViewSchema } from "../../lib/render/model.ts";
+import { Authenticator } from "../../lib/auth/authenticator.ts";
+import type { Credential } from "../../lib/auth/credential.ts";
+import { DashboardData } from "../../lib/dashboard/server/data.ts";
+import { createDashboard } from "../../lib/dashboard/server/routes.ts";
 import { quietLogger } from "../support/logs.ts";
 
 function reader(namespaces: Credential["namespaces"], own = "a"): Credential {

@@ -1,9 +1,9 @@
 /** The dashboard's event streams: a change arrives, the cap holds, heartbeats beat, shutdown ends them. */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { LOCAL_CREDENTIAL } from "../../lib/access/credential.ts";
+import { LOCAL_CREDENTIAL } from "../../lib/auth/credential.ts";
 import { createApp } from "../../lib/http/app.ts";
-import { EventHub } from "../../lib/web/events.ts";
+import { EventHub } from "../../lib/dashboard/server/events.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok } from "../support/harness.ts";

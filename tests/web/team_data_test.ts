@@ -4,11 +4,11 @@
  * small (about as small as a page without agents).
  */
 import assert from "node:assert/strict";
-import { LOCAL_CREDENTIAL } from "../../lib/access/credential.ts";
+import { LOCAL_CREDENTIAL } from "../../lib/auth/credential.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { HELD_WINDOW } from "../../lib/view/fold.ts";
-import { PageViewSchema, type TaskRow } from "../../lib/view/model.ts";
-import { DashboardData } from "../../lib/web/data.ts";
+import { HELD_WINDOW } from "../../lib/render/fold.ts";
+import { PageViewSchema, type TaskRow } from "../../lib/render/model.ts";
+import { DashboardData } from "../../lib/dashboard/server/data.ts";
 import { quietLogger } from "../support/logs.ts";
 import { bigPlanDocument, bigTeamPlanDocument } from "./web_support.ts";
 

@@ -43,7 +43,7 @@ import {
   type SessionMeta,
   SessionMetaSchema,
 } from "./layout.ts";
-import { KvHistory } from "./history.ts";
+import { KvHistory } from "./kv_history.ts";
 import { readChunks, readRecords } from "./reader.ts";
 import { applyDelta, parseDelta, parseRecord, parseRoot, recordOf } from "./records.ts";
 import { AGAIN, ON_CONFLICT, retry, type RetryPolicy } from "./retry.ts";

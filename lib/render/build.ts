@@ -8,7 +8,7 @@ import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { focusTask, type FoldOptions, foldTree } from "./fold.ts";
 import { AGENTS_SHOWN } from "./model.ts";
-import { agentsAtWork, heldBy, heldLeaves } from "./team.ts";
+import { agentsAtWork, heldBy, heldLeaves } from "./team_marks.ts";
 import type {
   DocumentView,
   Focus,

@@ -7,10 +7,15 @@
  * unchanged. The view-only tools (tools_view.ts) are listed only to clients that announce the
  * extension, so a model never sees them; any client may call them (they only read).
  */
-import { EXTENSION_ID, getUiCapability, registerAppResource, RESOURCE_MIME_TYPE } from "./apps_extension.ts";
-import type { ToolGroup } from "../config.ts";
-import type { McpServer, Resource, Tool } from "./sdk.ts";
-import { type ToolDef, toolListing } from "./tool.ts";
+import {
+  EXTENSION_ID,
+  getUiCapability,
+  registerAppResource,
+  RESOURCE_MIME_TYPE,
+} from "../../mcp/apps_extension.ts";
+import type { ToolGroup } from "../../config.ts";
+import type { McpServer, Resource, Tool } from "../../mcp/sdk.ts";
+import { type ToolDef, toolListing } from "../../mcp/tool.ts";
 
 /** URI of the plan view. */
 export const PLAN_VIEW_URI = "ui://checklist/plan.html";
@@ -54,7 +59,7 @@ export function registerPlanView(mcp: McpServer): void {
     CONFIG,
     // The document (~400 KB of text) loads on its first read, not at every start.
     async (uri) => {
-      const { PLAN_HTML } = await import("../app/assets/plan_html.ts");
+      const { PLAN_HTML } = await import("../assets/plan_html.ts");
       return { contents: [{ uri: uri.href, mimeType: PLAN_VIEW_MIME, text: PLAN_HTML, _meta: meta }] };
     },
   );

@@ -12,7 +12,7 @@ import type { Task } from "../domain/schemas.ts";
 import { nextTask } from "../domain/task_ops.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import { AGENTS_SHOWN, type MoreRow, type Row, type TaskChange, type TaskRow } from "./model.ts";
-import { blockedMark, heldBy, heldLeaves } from "./team.ts";
+import { blockedMark, heldBy, heldLeaves } from "./team_marks.ts";
 
 /** Siblings shown per list before the rest is folded into "more" rows. */
 export const SIBLING_WINDOW = 50;

@@ -9,12 +9,12 @@
  * (redrawn every second). A newer result redraws in place. Agent text is only ever set as text. It calls no tool that changes anything.
  */
 import { App, applyDocumentTheme } from "@modelcontextprotocol/ext-apps/app-with-deps";
-import { effectOf } from "../../view/changes.ts";
-import { toDom } from "../../view/dom.ts";
-import type { ChildrenView, SessionView, TaskChange } from "../../view/model.ts";
-import { changeSummary, noSessionPanel, sessionPanel } from "../../view/render.ts";
-import { keepLeasesCurrent } from "../../view/lease_dom.ts";
-import { listenTree, type RowLoader } from "../../view/tree_dom.ts";
+import { effectOf } from "../../render/changes.ts";
+import { toDom } from "../../render/dom.ts";
+import type { ChildrenView, SessionView, TaskChange } from "../../render/model.ts";
+import { changeSummary, noSessionPanel, sessionPanel } from "../../render/render.ts";
+import { keepLeasesCurrent } from "../../render/lease_dom.ts";
+import { listenTree, type RowLoader } from "../../render/tree_dom.ts";
 
 /** Performance marks around each update (the benchmark and the tests read them). */
 const MARK_RESULT = "checklist:result";

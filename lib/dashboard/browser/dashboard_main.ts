@@ -8,11 +8,17 @@
  * against the viewer's clock (redrawn every second, lib/view/lease_dom.ts). Agent text is only ever
  * set as text. It reads; it changes nothing.
  */
-import { toDom } from "../../view/dom.ts";
-import type { ChildrenView, PageView } from "../../view/model.ts";
-import { documentsPanel, noSessionPanel, sessionList, sessionPanel, worksPanel } from "../../view/render.ts";
-import { keepLeasesCurrent } from "../../view/lease_dom.ts";
-import { listenTree, type RowLoader } from "../../view/tree_dom.ts";
+import { toDom } from "../../render/dom.ts";
+import type { ChildrenView, PageView } from "../../render/model.ts";
+import {
+  documentsPanel,
+  noSessionPanel,
+  sessionList,
+  sessionPanel,
+  worksPanel,
+} from "../../render/render.ts";
+import { keepLeasesCurrent } from "../../render/lease_dom.ts";
+import { listenTree, type RowLoader } from "../../render/tree_dom.ts";
 
 /** Ids the person unfolded (kept unfolded across live updates). */
 const opened = new Set<string>();

@@ -2,7 +2,7 @@
  * The plan view's HTML document: the shared view styles and the bundled script, both inline, so the
  * document needs nothing from any host (its CSP names no domain). Built by `deno task build:app`.
  */
-import { VIEW_CSS } from "../view/styles.ts";
+import { VIEW_CSS } from "../../render/shared_css.ts";
 
 /** What the chat view adds to the shared styles: a narrow column, no page chrome. */
 export const APP_CSS = `

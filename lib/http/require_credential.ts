@@ -10,11 +10,11 @@
  * `OPTIONS` preflights never carry credentials and are answered by the CORS middleware before this.
  */
 import type { MiddlewareHandler } from "hono";
-import type { Authenticator } from "../access/authenticator.ts";
-import { type Credential, LOCAL_CREDENTIAL, mayUse } from "../access/credential.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
+import { type Credential, LOCAL_CREDENTIAL, mayUse } from "../auth/credential.ts";
 import { isNamespace, NAMESPACE_RULE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
-import { jsonRpcError } from "./errors.ts";
+import { jsonRpcError } from "./error_body.ts";
 
 /** Where an MCP request works: its caller and namespace. */
 export interface McpScope {

@@ -4,14 +4,14 @@
  * each reply within 64 KiB however big the session (lib/view/budget.ts).
  */
 import { z } from "zod";
-import { fail } from "../domain/errors.ts";
-import { LIMITS } from "../domain/limits.ts";
-import { SessionIdSchema, TaskIdSchema } from "../domain/schemas.ts";
-import { childRowsWithin, sessionViewWithin } from "../view/budget.ts";
-import { MAX_OPEN } from "../view/fold.ts";
-import { ChildrenViewSchema, SessionViewSchema, type TaskChange, TaskRowSchema } from "../view/model.ts";
-import { progressLabel } from "../view/text.ts";
-import { defineTool, type ToolDef } from "./tool.ts";
+import { fail } from "../../domain/errors.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { SessionIdSchema, TaskIdSchema } from "../../domain/schemas.ts";
+import { childRowsWithin, sessionViewWithin } from "../../render/budget.ts";
+import { MAX_OPEN } from "../../render/fold.ts";
+import { ChildrenViewSchema, SessionViewSchema, type TaskChange, TaskRowSchema } from "../../render/model.ts";
+import { progressLabel } from "../../render/text.ts";
+import { defineTool, type ToolDef } from "../../mcp/tool.ts";
 
 const sessionId = SessionIdSchema.default("default");
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;

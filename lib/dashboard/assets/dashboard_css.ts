@@ -2,7 +2,7 @@
  * The dashboard's styles, shipped inside the server (no build step, nothing from other hosts): the
  * view's styles (lib/view/styles.ts) plus the page's layout, one column on a phone, three from 60rem on.
  */
-import { VIEW_CSS } from "../../view/styles.ts";
+import { VIEW_CSS } from "../../render/shared_css.ts";
 
 /** The stylesheet served at the dashboard's styles route. */
 export const DASHBOARD_CSS = VIEW_CSS +

@@ -15,18 +15,18 @@
  * unknown (`404` on the JSON routes and the events), so its name is never confirmed.
  */
 import { Hono } from "hono";
-import type { Authenticator } from "../access/authenticator.ts";
-import type { Credential } from "../access/credential.ts";
-import { fairShare } from "../access/fair_share.ts";
-import type { Logger } from "../log.ts";
-import { MAX_OPEN, PAGE_ROWS } from "../view/fold.ts";
-import { type AccessVariables, dashboardAccess } from "./access.ts";
-import { DASHBOARD_JS } from "./assets/client_js.ts";
-import { DASHBOARD_CSS, DASHBOARD_ICON } from "./assets/styles.ts";
-import type { Store } from "../store/store.ts";
+import type { Authenticator } from "../../auth/authenticator.ts";
+import type { Credential } from "../../auth/credential.ts";
+import { fairShare } from "../../auth/fair_share.ts";
+import type { Logger } from "../../log.ts";
+import { MAX_OPEN, PAGE_ROWS } from "../../render/fold.ts";
+import { type AccessVariables, dashboardAccess } from "./require_dashboard_credential.ts";
+import { DASHBOARD_JS } from "../assets/dashboard_js.ts";
+import { DASHBOARD_CSS, DASHBOARD_ICON } from "../assets/dashboard_css.ts";
+import type { Store } from "../../store/store.ts";
 import { DashboardData, type PageQuery } from "./data.ts";
 import { type ChangeFeed, EventHub, namespaceSignature } from "./events.ts";
-import { type AssetPaths, renderPage } from "./page.ts";
+import { type AssetPaths, renderPage } from "./dashboard_page.ts";
 import { securityHeaders } from "./security.ts";
 
 /** Options of {@link createDashboard}. */

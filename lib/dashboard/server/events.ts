@@ -16,11 +16,11 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { Credential } from "../access/credential.ts";
-import { admission } from "../access/fair_share.ts";
-import type { Logger } from "../log.ts";
-import { sha256, toHex } from "../access/credential.ts";
-import type { Store } from "../store/store.ts";
+import type { Credential } from "../../auth/credential.ts";
+import { admission } from "../../auth/fair_share.ts";
+import type { Logger } from "../../log.ts";
+import { sha256, toHex } from "../../auth/credential.ts";
+import type { Store } from "../../store/store.ts";
 
 /** Subscribes to a store's changes: calls `onChange` after each; returns the unsubscribe function. */
 export type ChangeFeed = (onChange: () => void) => () => void;

@@ -10,9 +10,9 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import type { Authenticator, AuthOutcome } from "../access/authenticator.ts";
-import { type Credential, LOCAL_CREDENTIAL } from "../access/credential.ts";
-import type { Logger } from "../log.ts";
+import type { Authenticator, AuthOutcome } from "../../auth/authenticator.ts";
+import { type Credential, LOCAL_CREDENTIAL } from "../../auth/credential.ts";
+import type { Logger } from "../../log.ts";
 
 /** The cookie a share link sets. */
 export const TOKEN_COOKIE = "checklist_token";

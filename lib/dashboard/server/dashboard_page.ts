@@ -5,9 +5,15 @@
  */
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import type { PageView } from "../view/model.ts";
-import { documentsPanel, noSessionPanel, sessionList, sessionPanel, worksPanel } from "../view/render.ts";
-import { toHtml } from "../view/vnode.ts";
+import type { PageView } from "../../render/model.ts";
+import {
+  documentsPanel,
+  noSessionPanel,
+  sessionList,
+  sessionPanel,
+  worksPanel,
+} from "../../render/render.ts";
+import { toHtml } from "../../render/vnode.ts";
 
 /** Where the page's assets are served, with a version so a new server never meets a cached old one. */
 export interface AssetPaths {

@@ -3,18 +3,18 @@
  * of the store, and from them the view model (lib/view) of the page, of one session and of a folded
  * part. Read-only.
  */
-import type { ProgressDoc } from "../domain/progress_doc.ts";
-import { LIMITS } from "../domain/limits.ts";
-import { DEFAULT_NAMESPACE, isNamespace } from "../domain/schemas.ts";
-import { isWellFormed } from "../domain/unicode.ts";
-import type { Logger } from "../log.ts";
-import { linkableNames } from "../store/stored_names.ts";
-import { sortNamespaces } from "../store/state.ts";
-import type { Space, Store } from "../store/store.ts";
-import { buildSessionView, documentViews, summarizeSession, workViews } from "../view/build.ts";
-import { childRows, MAX_OPEN } from "../view/fold.ts";
-import type { ChildrenView, NamespaceView, PageView, SessionView } from "../view/model.ts";
-import { type Credential, mayUse } from "../access/credential.ts";
+import type { ProgressDoc } from "../../domain/progress_doc.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { DEFAULT_NAMESPACE, isNamespace } from "../../domain/schemas.ts";
+import { isWellFormed } from "../../domain/unicode.ts";
+import type { Logger } from "../../log.ts";
+import { linkableNames } from "../../store/stored_names.ts";
+import { sortNamespaces } from "../../store/state.ts";
+import type { Space, Store } from "../../store/store.ts";
+import { buildSessionView, documentViews, summarizeSession, workViews } from "../../render/build.ts";
+import { childRows, MAX_OPEN } from "../../render/fold.ts";
+import type { ChildrenView, NamespaceView, PageView, SessionView } from "../../render/model.ts";
+import { type Credential, mayUse } from "../../auth/credential.ts";
 
 /** History entries a page shows. */
 export const HISTORY_SHOWN = 20;
