@@ -15,7 +15,7 @@ import { serveHttp } from "../lib/http/serve.ts";
 import { createLogger } from "../lib/log.ts";
 import { createServer } from "../lib/mcp/server.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
-import { sha256Hex } from "../tests/access/access_support.ts";
+import { sha256Hex } from "../tests/support/auth.ts";
 import { startIssuer } from "../tests/support/oauth.ts";
 import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";

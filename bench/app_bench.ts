@@ -14,10 +14,10 @@
  */
 import { PLAN_HTML } from "../lib/plan_view/assets/plan_html.ts";
 import { JsonFileStore } from "../lib/store/json_file_store.ts";
-import { connectUi, openPlanHost, type PlanHost } from "../tests/app/app_support.ts";
+import { connectUi, openPlanHost, type PlanHost } from "../tests/support/plan_view.ts";
 import { launchBrowser } from "../tests/support/browser.ts";
 import type { ToolResult } from "../tests/support/harness.ts";
-import { bigPlanDocument, bigTeamPlanDocument } from "../tests/web/web_support.ts";
+import { bigPlanDocument, bigTeamPlanDocument } from "../tests/support/dashboard.ts";
 import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
 import { stats } from "./stats.ts";

@@ -14,11 +14,11 @@
  *    the HTML, its assets and the page's JSON view.
  * `--write` replaces the "## Dashboard" section of BENCHMARKS.md.
  */
-import { connectHttp } from "../tests/http/http_support.ts";
+import { connectHttp } from "../tests/support/http.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
-import { bigPlanDocument, bigTeamPlanDocument } from "../tests/web/web_support.ts";
+import { bigPlanDocument, bigTeamPlanDocument } from "../tests/support/dashboard.ts";
 
 const HEADING = "## Dashboard";
 const note = (line: string) => console.error(`[bench:dashboard] ${line}`);

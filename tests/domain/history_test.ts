@@ -17,8 +17,8 @@ import { invariantViolations } from "../../lib/domain/invariants.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, deleteTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { command, newTask, runCommand } from "./commands.ts";
-import { isCode, recount } from "./helpers.ts";
+import { command, newTask, runCommand } from "../support/tree_commands.ts";
+import { isCode, recount } from "../support/trees.ts";
 
 /** Runs `fn` as a store does and returns what it recorded. */
 function change(tree: TaskTree, fn: (t: TaskTree) => unknown): Delta {

@@ -12,7 +12,7 @@ import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { byRecency, saveWork, touchWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Space } from "../../lib/store/store.ts";
-import { contract, dump, durable, shared } from "./contract.ts";
+import { contract, dump, durable, shared } from "../support/store_contract.ts";
 import { canonical } from "./fixtures/canonical.ts";
 
 /** A task input with `n` leaves under it, ids `${prefix}-${i}`. */

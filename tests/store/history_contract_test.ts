@@ -14,7 +14,7 @@ import { completeTask, createTask, startTask, updateTask } from "../../lib/domai
 import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Space } from "../../lib/store/store.ts";
-import { contract, dump, durable, shared } from "./contract.ts";
+import { contract, dump, durable, shared } from "../support/store_contract.ts";
 
 /** Restores `revision` the way `restore_tasks` does. */
 function restore(store: Space, revision: number, sessionId = "s") {

@@ -13,7 +13,7 @@ import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Space } from "../../lib/store/store.ts";
 import { parseImport } from "../../lib/store/transfer.ts";
-import { storeContract } from "./contract.ts";
+import { storeContract } from "../support/store_contract.ts";
 
 function save(entries: Map<string, WorkEntry>, id: string, summary: string) {
   return saveWork(entries, {
