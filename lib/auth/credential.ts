@@ -5,7 +5,7 @@
 import { sha256 as sha256Bytes } from "@noble/hashes/sha2";
 
 /** The two kinds of access: `read` lists and calls only the read-only tools. */
-export type Access = "read" | "write";
+export type AccessLevel = "read" | "write";
 
 /**
  * A caller: its name (the only thing logs say about it), the namespaces it may use (`"*"`: all),
@@ -15,7 +15,7 @@ export interface Credential {
   name: string;
   namespaces: "*" | readonly string[];
   own: string;
-  access: Access;
+  access: AccessLevel;
 }
 
 /** Finds the valid credential a request carries; undefined when it carries none. */

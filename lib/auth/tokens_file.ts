@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import type { Logger } from "../log.ts";
-import { type Access, type Credential, digestsMatch, sha256, tokensMatch } from "./credential.ts";
+import { type AccessLevel, type Credential, digestsMatch, sha256, tokensMatch } from "./credential.ts";
 import { NamespaceSchema } from "../domain/schemas.ts";
 
 const HASHED = /^sha256:([0-9a-fA-F]{64})$/;
@@ -106,7 +106,7 @@ function nameOf(entry: unknown): string {
 function credentialOf(entry: TokenEntry): Credential {
   const namespaces = entry.namespaces === "*" ? "*" : [...new Set(entry.namespaces)];
   const own = namespaces === "*" ? "default" : namespaces[0]!;
-  return { name: entry.name, namespaces, own, access: entry.access as Access };
+  return { name: entry.name, namespaces, own, access: entry.access as AccessLevel };
 }
 
 function digestOf(token: string): Uint8Array {

@@ -47,7 +47,7 @@ export type SessionHistory = z.infer<typeof SessionHistorySchema>;
  * What a change to a session sees of its history: the current revision and, when the change asks
  * for them (`undoTo`, as a restore does), the oldest revision kept and the deltas after a revision.
  */
-export interface HistoryView {
+export interface HistoryContext {
   revision: number;
   /** The oldest revision kept; undefined when none is (history off, no change yet) or not asked for. */
   oldest: number | undefined;

@@ -16,7 +16,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { Authenticator } from "../auth/authenticator.ts";
-import type { Access } from "../auth/credential.ts";
+import type { AccessLevel } from "../auth/credential.ts";
 import { fairShare } from "../auth/fair_share.ts";
 import { RevocationWatch } from "../auth/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
@@ -26,7 +26,7 @@ import { isInitializeRequest, type McpServer } from "../mcp/sdk.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk_http.ts";
 import type { Store } from "../store/store.ts";
 import { createDashboard } from "../dashboard/server/routes.ts";
-import { mcpAccess, type McpAccessVariables, type McpScope } from "./require_credential.ts";
+import { type McpScope, type McpScopeVariables, requireMcpCredential } from "./require_credential.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { jsonRpcError } from "./error_body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
@@ -64,7 +64,7 @@ export type HttpConfig = Partial<
 /** What a new MCP server is made for: the namespace it works in and the caller's access. */
 export interface ServerScope {
   namespace: string;
-  access: Access;
+  access: AccessLevel;
 }
 
 /** Options of {@link createApp}. */
@@ -75,7 +75,7 @@ export interface AppOptions {
    * Makes a new MCP server for one connection (or, stateless, for one request) in a namespace
    * (`default` when absent), for a caller with this access (`write` when absent).
    */
-  makeServer: (namespace?: string, access?: Access) => McpServer;
+  makeServer: (namespace?: string, access?: AccessLevel) => McpServer;
   config?: HttpConfig;
   /**
    * Access control (lib/access); undefined: off, loopback only. Without it, `config.authToken`
@@ -150,7 +150,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     }
   }
 
-  const mcp = new Hono<{ Variables: McpAccessVariables }>();
+  const mcp = new Hono<{ Variables: McpScopeVariables }>();
   for (const path of ["/mcp", "/mcp/:namespace"]) {
     mcp.use(path, hostOriginGuard(lists, log));
     mcp.use(
@@ -163,7 +163,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
         maxAge: 600,
       }),
     );
-    mcp.use(path, mcpAccess(auth, log));
+    mcp.use(path, requireMcpCredential(auth, log));
     mcp.use(
       path,
       bodyLimit({

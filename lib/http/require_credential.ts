@@ -22,16 +22,16 @@ export interface McpScope {
   namespace: string;
 }
 
-/** Hono variables set by {@link mcpAccess}. */
-export interface McpAccessVariables {
+/** Hono variables set by {@link requireMcpCredential}. */
+export interface McpScopeVariables {
   scope: McpScope;
 }
 
 /** Middleware: sets `scope`, or answers 401 / 403 / 400 / 503. */
-export function mcpAccess(
+export function requireMcpCredential(
   auth: Authenticator | undefined,
   log: Logger,
-): MiddlewareHandler<{ Variables: McpAccessVariables }> {
+): MiddlewareHandler<{ Variables: McpScopeVariables }> {
   return async (c, next) => {
     let credential = LOCAL_CREDENTIAL;
     if (auth) {

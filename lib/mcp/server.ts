@@ -133,12 +133,12 @@ export function createServer(options: ServerOptions): McpServer {
     instructions: instructionsFor(groups),
     jsonSchemaValidator: lazyValidator(),
   });
-  const store = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
+  const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
-  const serverLog = options.log.child({ namespace: store.namespace });
+  const serverLog = options.log.child({ namespace: space.namespace });
   const logs = bridgeLogs(mcp, serverLog);
   const ctx: ToolContext = {
-    store,
+    space,
     log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
     agent: options.agent,
@@ -146,7 +146,7 @@ export function createServer(options: ServerOptions): McpServer {
   };
   if (viewTools.length > 0) registerPlanView(mcp);
   registerHandoff(mcp, {
-    store: ctx.store,
+    store: ctx.space,
     groups,
     workCacheSize: ctx.workCacheSize,
     fixed: viewTools.length > 0 ? [planViewListing()] : [],

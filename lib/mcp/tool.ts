@@ -24,7 +24,7 @@ import {
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
   /** The namespace the tools work in (every read and change goes to it). */
-  store: Space;
+  space: Space;
   log: Logger;
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize: number;

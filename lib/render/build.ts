@@ -12,7 +12,7 @@ import { agentsAtWork, heldBy, heldLeaves } from "./team_marks.ts";
 import type {
   DocumentView,
   Focus,
-  HistoryView,
+  RecentHistory,
   Rule,
   SessionSummary,
   SessionView,
@@ -37,7 +37,7 @@ export function summarizeSession(namespace: string, id: string, tree: TaskTree):
 /** Options of {@link buildSessionView}. */
 export interface SessionViewOptions extends FoldOptions {
   /** The session's history, when the store keeps one. */
-  history?: HistoryView | null;
+  history?: RecentHistory | null;
 }
 
 /**

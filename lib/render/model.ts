@@ -110,12 +110,12 @@ export const FocusSchema = z.object({
 export type Focus = z.infer<typeof FocusSchema>;
 
 /** A session's history as the store offers it: the current revision and the newest entries. */
-export const HistoryViewSchema = z.object({
+export const RecentHistorySchema = z.object({
   revision: RevisionSchema,
   entries: z.array(HistoryEntrySchema),
 });
-/** See {@link HistoryViewSchema}. */
-export type HistoryView = z.infer<typeof HistoryViewSchema>;
+/** See {@link RecentHistorySchema}. */
+export type RecentHistory = z.infer<typeof RecentHistorySchema>;
 
 /** A session in a list: name and done/total. */
 export const SessionSummarySchema = z.object({
@@ -141,7 +141,7 @@ export const SessionViewSchema = z.object({
   focus: FocusSchema.nullable(),
   /** The next task when nothing is in progress; null when all is done or something is in progress. */
   next: z.object({ id: z.string(), name: z.string() }).nullable(),
-  history: HistoryViewSchema.nullable(),
+  history: RecentHistorySchema.nullable(),
   /** The leaves held by agents (live or stale), by agent name, the first {@link AGENTS_SHOWN}. */
   agents: z.array(AgentAtWorkSchema),
   /** Held leaves beyond those listed. */

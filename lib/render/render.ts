@@ -12,10 +12,10 @@ import type {
   AgentAtWork,
   DocumentView,
   Focus,
-  HistoryView,
   Holder,
   MoreRow,
   NamespaceView,
+  RecentHistory,
   Row,
   SessionView,
   TaskChange,
@@ -352,7 +352,7 @@ export function focusPanel(
 }
 
 /** The history, newest first; nothing at all when the store keeps none. */
-export function historyList(history: HistoryView | null): VElement | null {
+export function historyList(history: RecentHistory | null): VElement | null {
   if (!history) return null;
   return h(
     "section",

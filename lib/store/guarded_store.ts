@@ -9,7 +9,7 @@
  * not make durable, so once the cause is gone the next change works without a restart.
  */
 import { DomainError } from "../domain/errors.ts";
-import type { HistoryView } from "../domain/history.ts";
+import type { HistoryContext } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
@@ -150,7 +150,7 @@ class GuardedSpace implements Space {
 
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options?: TreeChangeOptions,
   ): Promise<TreeUpdate<T>> {
     return this.#guard("change", (own) => this.#space.updateTree(sessionId, own(fn), options));

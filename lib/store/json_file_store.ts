@@ -36,7 +36,7 @@ import {
 import { mayHoldLoneSurrogates, repairOldNames } from "./old_names.ts";
 import { Serial } from "./serial.ts";
 import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
-import { Spaces, StateSpace } from "./state_space.ts";
+import { Spaces, type StateHandle, StateSpace } from "./state_space.ts";
 import { type NamespaceOption, type Space, type Store, StoreOpenError, type StoreOptions } from "./store.ts";
 
 /** How every file this store writes begins; the head read on each operation matches it. */
@@ -71,12 +71,12 @@ export class JsonFileStore implements Store {
     this.#onRepair = options.onRepair ?? (() => {});
     this.#onConvert = options.onConvert ?? (() => {});
     this.historySize = options.historySize ?? DEFAULTS.historySize;
-    const access = {
+    const handle: StateHandle = {
       read: <T>(fn: (state: StoreState) => T) => this.#read(fn),
       mutate: <T>(apply: (state: StoreState) => Applied<T>) => this.#mutate(apply),
     };
     this.#spaces = new Spaces((namespace) =>
-      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, access })
+      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, state: handle })
     );
   }
 

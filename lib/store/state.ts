@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import {
-  type HistoryView,
+  type HistoryContext,
   keepLast,
   oldestKept,
   recordChange,
@@ -180,13 +180,13 @@ export class SpaceState {
    */
   applyTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options: TreeChangeOptions & { historySize: number },
   ): Applied<TreeUpdate<T>> {
     const existing = this.sessions.get(sessionId);
     const tree = existing ?? new TaskTree();
     const past = this.history.get(sessionId) ?? { revision: 0, entries: [] };
-    const view: HistoryView = {
+    const view: HistoryContext = {
       revision: past.revision,
       oldest: oldestKept(past.revision, past.entries[0]?.revision, options.historySize),
       historySize: options.historySize,

@@ -7,7 +7,7 @@
  * `DomainError`, in which case nothing is kept. A returned promise resolves only after the change
  * is durable in the store (the reply waits for it).
  */
-import type { HistoryView } from "../domain/history.ts";
+import type { HistoryContext } from "../domain/history.ts";
 import type { HistoryEntry } from "../domain/history_entry.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
@@ -67,7 +67,7 @@ export interface Space {
    */
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options?: TreeChangeOptions,
   ): Promise<TreeUpdate<T>>;
   /** The session's revision and its newest `limit` history entries. */

@@ -19,8 +19,8 @@ export const TOKEN_COOKIE = "checklist_token";
 /** How long the share-link cookie lives (seconds): one week. */
 export const COOKIE_MAX_AGE = 7 * 24 * 3600;
 
-/** Hono variables set by {@link dashboardAccess}. */
-export interface AccessVariables {
+/** Hono variables set by {@link requireDashboardCredential}. */
+export interface CredentialVariables {
   credential: Credential;
 }
 
@@ -33,10 +33,10 @@ function overHttps(c: Context): boolean {
  * Middleware: sets `credential`, or answers 401 (and handles share links on `GET /`). `auth`
  * undefined means access control is off.
  */
-export function dashboardAccess(
+export function requireDashboardCredential(
   auth: Authenticator | undefined,
   log: Logger,
-): MiddlewareHandler<{ Variables: AccessVariables }> {
+): MiddlewareHandler<{ Variables: CredentialVariables }> {
   return async (c, next) => {
     if (!auth) {
       c.set("credential", LOCAL_CREDENTIAL);

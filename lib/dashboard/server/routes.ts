@@ -20,7 +20,7 @@ import type { Credential } from "../../auth/credential.ts";
 import { fairShare } from "../../auth/fair_share.ts";
 import type { Logger } from "../../log.ts";
 import { MAX_OPEN, PAGE_ROWS } from "../../render/fold.ts";
-import { type AccessVariables, dashboardAccess } from "./require_dashboard_credential.ts";
+import { type CredentialVariables, requireDashboardCredential } from "./require_dashboard_credential.ts";
 import { DASHBOARD_JS } from "../assets/dashboard_js.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON } from "../assets/dashboard_css.ts";
 import type { Store } from "../../store/store.ts";
@@ -50,7 +50,7 @@ export interface DashboardOptions {
 /** The dashboard app (mounted at `/`) and `close()`, which ends its event streams. */
 export function createDashboard(
   options: DashboardOptions,
-): { app: Hono<{ Variables: AccessVariables }>; close: () => void; hub: EventHub } {
+): { app: Hono<{ Variables: CredentialVariables }>; close: () => void; hub: EventHub } {
   const data = new DashboardData(options.store, options.log);
   const unknownNamespace = { error: { code: "NOT_FOUND", message: "No such namespace" } } as const;
   const maxStreams = options.maxStreams ?? 100;
@@ -63,7 +63,7 @@ export function createDashboard(
     heartbeatMs: options.heartbeatMs,
     signature: (namespace) => namespaceSignature(options.store, namespace),
   });
-  const app = new Hono<{ Variables: AccessVariables }>();
+  const app = new Hono<{ Variables: CredentialVariables }>();
   const assets = assetPaths();
 
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, securityHeaders());
@@ -71,9 +71,9 @@ export function createDashboard(
   app.get(assets.styles, (c) => asset(c.body(DASHBOARD_CSS), "text/css; charset=utf-8"));
   app.get(assets.icon, (c) => asset(c.body(DASHBOARD_ICON), "image/svg+xml"));
 
-  app.use("/", dashboardAccess(options.access, options.log));
-  app.use("/api/*", dashboardAccess(options.access, options.log));
-  app.use("/events", dashboardAccess(options.access, options.log));
+  app.use("/", requireDashboardCredential(options.access, options.log));
+  app.use("/api/*", requireDashboardCredential(options.access, options.log));
+  app.use("/events", requireDashboardCredential(options.access, options.log));
 
   app.get("/", async (c) => {
     const credential = c.get("credential");

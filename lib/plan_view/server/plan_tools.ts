@@ -31,13 +31,13 @@ const viewSessionTool = defineTool({
   }),
   output: SessionViewSchema,
   annotations: READ_ONLY,
-  async run({ sessionId, open, changes, focus }, { store }) {
+  async run({ sessionId, open, changes, focus }, { space }) {
     const marks = new Map<string, TaskChange>((changes ?? []).map((c) => [c.id, c.change]));
-    const view = await store.readTree(
+    const view = await space.readTree(
       sessionId,
       (tree) =>
         tree &&
-        sessionViewWithin(store.namespace, sessionId, tree, { open: open ?? [], changes: marks, focus }),
+        sessionViewWithin(space.namespace, sessionId, tree, { open: open ?? [], changes: marks, focus }),
     );
     if (!view) fail("NOT_FOUND", `No session "${sessionId}".`);
     const doing = view.focus ? `; in progress: ${view.focus.name}` : "";
@@ -62,8 +62,8 @@ const viewRowsTool = defineTool({
   }),
   output: ChildrenViewSchema,
   annotations: READ_ONLY,
-  async run({ sessionId, parentId, offset, count }, { store }) {
-    const rows = await store.readTree(sessionId, (tree) => {
+  async run({ sessionId, parentId, offset, count }, { space }) {
+    const rows = await space.readTree(sessionId, (tree) => {
       if (!tree) fail("NOT_FOUND", `No session "${sessionId}".`);
       return childRowsWithin(tree, { parentId, offset, count }) ??
         fail("NOT_FOUND", `Session "${sessionId}" has no task "${parentId}".`);

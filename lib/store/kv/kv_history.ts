@@ -8,7 +8,7 @@
  * the commit then holds only the blob's name. Entries past `HISTORY_SIZE` are invisible to readers
  * (they look at the last `HISTORY_SIZE` revisions only) and deleted now and then without checks.
  */
-import { type Delta, type HistoryView, oldestKept, type RecordedChange } from "../../domain/history.ts";
+import { type Delta, type HistoryContext, oldestKept, type RecordedChange } from "../../domain/history.ts";
 import { type HistoryEntry, HistoryEntrySchema } from "../../domain/history_entry.ts";
 import type { HistoryPage } from "../store.ts";
 import { decodeJsonAs, decodeRecordAs, encodeJson, encodeRecord } from "./codec.ts";
@@ -79,8 +79,8 @@ export class KvHistory {
    * revisions after `undoTo` (newest first); without, no reads at all. A revision whose entry or delta
    * is missing (trimmed by a process with a smaller `HISTORY_SIZE`) moves the oldest kept past it.
    */
-  async view(line: string | undefined, rev: number, undoTo: number | undefined): Promise<HistoryView> {
-    const view: HistoryView = { revision: rev, oldest: undefined, historySize: this.size, deltas: [] };
+  async view(line: string | undefined, rev: number, undoTo: number | undefined): Promise<HistoryContext> {
+    const view: HistoryContext = { revision: rev, oldest: undefined, historySize: this.size, deltas: [] };
     if (undoTo === undefined || !line) return view;
     view.oldest = await this.#oldest(line, rev);
     if (view.oldest === undefined || undoTo < view.oldest || undoTo >= rev) return view;

@@ -3,7 +3,7 @@
  * namespace's key layout (layout.ts: no prefix for `default`, `["n", NAME]` for the others).
  * Everything runs in the store's queue (kv_store.ts), so the caches here see one operation at a time.
  */
-import type { HistoryView } from "../../domain/history.ts";
+import type { HistoryContext } from "../../domain/history.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
 import { setOwn } from "../../domain/own_keys.ts";
 import { DEFAULT_NAMESPACE } from "../../domain/schemas.ts";
@@ -75,7 +75,7 @@ export class KvSpace implements Space {
 
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options: TreeChangeOptions = { tool: "store" },
   ): Promise<TreeUpdate<T>> {
     return this.#change(() => this.#sessions.update(sessionId, fn, options));

@@ -22,7 +22,7 @@
  *   that only renews a lease commits its records without a revision.
  */
 import {
-  type HistoryView,
+  type HistoryContext,
   leaseRenewed,
   recordChange,
   type RecordedChange,
@@ -178,7 +178,7 @@ export class KvSessions {
    */
   async update<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options: TreeChangeOptions,
   ): Promise<TreeUpdate<T>> {
     return await retry(ON_CONFLICT, async () => {
