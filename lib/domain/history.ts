@@ -108,6 +108,24 @@ export function leaseRenewed(tree: TaskTree, changes: TreeChanges): boolean {
   return false;
 }
 
+/**
+ * The history entry of a change that changed something: its revision, time and tool, a summary
+ * naming a few tasks, and the delta that undoes it. The one constructor every store uses.
+ */
+export function historyEntry(
+  tree: TaskTree,
+  delta: Delta,
+  options: { revision: number; tool: string; at: string },
+): RecordedChange {
+  return {
+    revision: options.revision,
+    at: options.at,
+    tool: options.tool,
+    summary: summarize(tree, delta),
+    delta,
+  };
+}
+
 /** One line saying what a change did, naming a few of the tasks (for `task_history`). */
 export function summarize(tree: TaskTree, delta: Delta): string {
   const added: string[] = [];

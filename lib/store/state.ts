@@ -6,12 +6,12 @@
 import { z } from "zod";
 import {
   type HistoryContext,
+  historyEntry,
   keepLast,
   oldestKept,
   recordChange,
   type SessionHistory,
   SessionHistorySchema,
-  summarize,
 } from "../domain/history.ts";
 import { repairInvariants } from "../domain/invariants.ts";
 import { ownObject, ownRecord } from "../domain/own_keys.ts";
@@ -200,13 +200,7 @@ export class SpaceState {
     let revision = past.revision;
     if (delta.length > 0) {
       revision++;
-      const entry = {
-        revision,
-        at: new Date().toISOString(),
-        tool: options.tool,
-        summary: summarize(tree, delta),
-        delta,
-      };
+      const entry = historyEntry(tree, delta, { revision, tool: options.tool, at: new Date().toISOString() });
       this.history.set(sessionId, { revision, entries: keepLast(past.entries, entry, options.historySize) });
     }
     return {

@@ -23,10 +23,10 @@
  */
 import {
   type HistoryContext,
+  historyEntry,
   leaseRenewed,
   recordChange,
   type RecordedChange,
-  summarize,
 } from "../../domain/history.ts";
 import type { Task } from "../../domain/schemas.ts";
 import { TaskTree, type TreeChanges } from "../../domain/task_tree.ts";
@@ -190,13 +190,9 @@ export class KvSessions {
       const delta = recordChange(tree, changes);
       // Nothing to write, unless a lease was renewed: written, with no revision (history.ts).
       if (session && delta.length === 0 && !leaseRenewed(tree, changes)) return { result, revision: rev };
-      const entry: RecordedChange | undefined = delta.length === 0 ? undefined : {
-        revision: rev + 1,
-        at: new Date().toISOString(),
-        tool: options.tool,
-        summary: summarize(tree, delta),
-        delta,
-      };
+      const entry: RecordedChange | undefined = delta.length === 0
+        ? undefined
+        : historyEntry(tree, delta, { revision: rev + 1, tool: options.tool, at: new Date().toISOString() });
       let next: CachedSession | null;
       try {
         next = await this.#commit(sessionId, session, tree, changes, entry);
