@@ -14,8 +14,10 @@ import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import type { Logger } from "../log.ts";
-import type { StoreDocument, StoreState } from "./state.ts";
-import type { HistoryPage, NamespaceOption, Space, Store, TreeChangeOptions, TreeUpdate } from "./store.ts";
+import type { StoreDocument } from "./file_format.ts";
+import type { StoreState } from "./state.ts";
+import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "../domain/history.ts";
+import type { NamespaceOption, Space, Store } from "./store.ts";
 import { StoreOpenError } from "./store.ts";
 
 /** Wraps `store` so that its own failures are `STORE_UNAVAILABLE` (see the module doc). */

@@ -35,7 +35,14 @@ import {
 } from "./file_io.ts";
 import { mayHoldLoneSurrogates, repairOldNames } from "./old_names.ts";
 import { Serial } from "./serial.ts";
-import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
+import {
+  stateDocument,
+  stateFileText,
+  stateFromFile,
+  type StoreDocument,
+  validateStoreFile,
+} from "./file_format.ts";
+import { type Applied, StoreState } from "./state.ts";
 import { Spaces, type StateHandle, StateSpace } from "./state_space.ts";
 import { type NamespaceOption, type Space, type Store, StoreOpenError, type StoreOptions } from "./store.ts";
 
@@ -102,7 +109,7 @@ export class JsonFileStore implements Store {
 
   async exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
     const namespace = this.#checked(options);
-    return await this.#read(() => structuredClone(this.#state.toDocument(namespace)));
+    return await this.#read(() => structuredClone(stateDocument(this.#state, namespace)));
   }
 
   async importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {
@@ -241,7 +248,7 @@ export class JsonFileStore implements Store {
       );
     }
     try {
-      const { state, repairs } = StoreState.fromFile(parsed.data);
+      const { state, repairs } = stateFromFile(parsed.data);
       for (const repair of [...renames, ...repairs]) this.#onRepair(repair);
       return { state, bareArray: Array.isArray(parsed.data) };
     } catch (error) {
@@ -255,7 +262,7 @@ export class JsonFileStore implements Store {
 
   async #write(target: string): Promise<void> {
     const rev = randomRev();
-    const data = new TextEncoder().encode(this.#state.toFileText(rev));
+    const data = new TextEncoder().encode(stateFileText(this.#state, rev));
     this.#stamp = await replaceFile(target, data, rev);
   }
 }

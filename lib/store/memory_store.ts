@@ -1,7 +1,8 @@
 /** The default store: everything in memory, no file operations (R4.2, R4.5). */
 import { DEFAULTS } from "../config.ts";
 import { Listeners } from "./change_feed.ts";
-import { type Applied, type StoreDocument, StoreState } from "./state.ts";
+import { stateDocument, type StoreDocument } from "./file_format.ts";
+import { type Applied, StoreState } from "./state.ts";
 import { Spaces, type StateHandle, StateSpace } from "./state_space.ts";
 import type { NamespaceOption, Space, Store, StoreOptions } from "./store.ts";
 
@@ -34,7 +35,7 @@ export class MemoryStore implements Store {
   }
 
   exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
-    return Promise.resolve().then(() => structuredClone(this.#state.toDocument(this.#checked(options))));
+    return Promise.resolve().then(() => structuredClone(stateDocument(this.#state, this.#checked(options))));
   }
 
   importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {

@@ -3,19 +3,12 @@
  * its view. The store decides how a read or a change reaches its state (the file store re-reads the
  * file and writes it under a lock); the space picks its namespace's part of the state each time.
  */
-import type { HistoryContext } from "../domain/history.ts";
+import type { HistoryContext, HistoryPage, TreeChangeOptions, TreeUpdate } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import type { Applied, SpaceState, StoreState } from "./state.ts";
-import {
-  checkNamespace,
-  type HistoryPage,
-  type Space,
-  type StoreKind,
-  type TreeChangeOptions,
-  type TreeUpdate,
-} from "./store.ts";
+import { checkNamespace, type Space, type StoreKind } from "./store.ts";
 
 /** How a store lets its spaces read and change its state. */
 export interface StateHandle {

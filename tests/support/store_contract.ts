@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
 import { DEFAULT_NAMESPACE } from "../../lib/domain/schemas.ts";
-import type { StoreDocument, StoreState } from "../../lib/store/state.ts";
+import type { StoreDocument } from "../../lib/store/file_format.ts";
+import type { StoreState } from "../../lib/store/state.ts";
 import type { Space, Store, StoreOptions } from "../../lib/store/store.ts";
 import { type Place, STORE_KINDS, type StoreKind } from "./store_places.ts";
 import { canonical } from "../store/fixtures/canonical.ts";

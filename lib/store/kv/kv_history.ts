@@ -8,9 +8,14 @@
  * the commit then holds only the blob's name. Entries past `HISTORY_SIZE` are invisible to readers
  * (they look at the last `HISTORY_SIZE` revisions only) and deleted now and then without checks.
  */
-import { type Delta, type HistoryContext, oldestKept, type RecordedChange } from "../../domain/history.ts";
+import {
+  type Delta,
+  type HistoryContext,
+  type HistoryPage,
+  oldestKept,
+  type RecordedChange,
+} from "../../domain/history.ts";
 import { type HistoryEntry, HistoryEntrySchema } from "../../domain/history_entry.ts";
-import type { HistoryPage } from "../store.ts";
 import { decodeJsonAs, decodeRecordAs, encodeJson, encodeRecord } from "./codec.ts";
 import { type Commit, writeUnchecked } from "./commit.ts";
 import { DeltaRecordSchema, type KvPlace, newName, recordKeys, recordRange } from "./layout.ts";

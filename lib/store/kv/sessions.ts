@@ -24,13 +24,15 @@
 import {
   type HistoryContext,
   historyEntry,
+  type HistoryPage,
   leaseRenewed,
   recordChange,
   type RecordedChange,
+  type TreeChangeOptions,
+  type TreeUpdate,
 } from "../../domain/history.ts";
 import type { Task } from "../../domain/schemas.ts";
 import { TaskTree, type TreeChanges } from "../../domain/task_tree.ts";
-import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "../store.ts";
 import { CHUNK_BYTES, chunkCount, decodeJsonAs, encodeJson, encodeRecord } from "./codec.ts";
 import { Commit, writeUnchecked } from "./commit.ts";
 import {
