@@ -14,7 +14,7 @@ interface Runtime {
   config: Config;
   log: Logger;
   store: Store;
-  /** Access control over HTTP (lib/access); undefined when off. */
+  /** Access control over HTTP (lib/auth); undefined when off. */
   access?: Authenticator;
 }
 

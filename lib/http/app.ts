@@ -3,7 +3,7 @@
  *
  * `/mcp/NAME` is the same endpoint working in namespace `NAME`. With OAuth on, the protected-resource
  * metadata (RFC 9728) is at `/.well-known/oauth-protected-resource` and `…/mcp`.
- * The dashboard (lib/web) answers `/`, `/api/*`, `/events` and `/assets/*` behind the same Host/Origin
+ * The dashboard (lib/dashboard) answers `/`, `/api/*`, `/events` and `/assets/*` behind the same Host/Origin
  * guard, and behind the same credentials when access control is on.
  *
  * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
@@ -78,7 +78,7 @@ export interface AppOptions {
   makeServer: (namespace?: string, access?: AccessLevel) => McpServer;
   config?: HttpConfig;
   /**
-   * Access control (lib/access); undefined: off, loopback only. Without it, `config.authToken`
+   * Access control (lib/auth); undefined: off, loopback only. Without it, `config.authToken`
    * alone still turns it on (tests and embedders that build no authenticator).
    */
   access?: Authenticator;

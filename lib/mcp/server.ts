@@ -123,7 +123,7 @@ export function createServer(options: ServerOptions): McpServer {
   // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
   const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
   // The plan view's own tools: callable whenever a group shows the view, listed only to clients
-  // that show MCP Apps (plan_view.ts), so a model never sees them.
+  // that show MCP Apps (lib/plan_view/server/plan_resource.ts), so a model never sees them.
   const viewTools = (viewEnabled(groups) ? VIEW_TOOLS : []).filter((t) =>
     !readOnly || t.annotations.readOnlyHint
   );

@@ -51,7 +51,7 @@ export interface ToolReply<O> {
 /** A tool's full declaration. */
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
-  /** Its group, or `view`: a tool only the plan view calls (plan_view.ts). */
+  /** Its group, or `view`: a tool only the plan view calls (lib/plan_view/server/plan_resource.ts). */
   group: ToolGroup | "view";
   title: string;
   description: string;

@@ -68,7 +68,7 @@ export interface FoldOptions {
   changes?: ReadonlyMap<string, TaskChange>;
   /**
    * Siblings shown per list before the rest is folded into "more" rows (default {@link SIBLING_WINDOW});
-   * a smaller window keeps a read small (lib/view/budget.ts).
+   * a smaller window keeps a read small (lib/render/budget.ts).
    */
   window?: number;
   /** The leaf in progress to centre on when several are (see {@link focusTask}). */

@@ -99,7 +99,7 @@ export const FocusSchema = z.object({
   path: z.array(z.object({ id: z.string(), name: z.string() })),
   criteria: z.array(RuleSchema),
   constraints: z.array(RuleSchema),
-  /** Criteria and constraints left out to keep one read small (the chat view; see lib/view/budget.ts). */
+  /** Criteria and constraints left out to keep one read small (the chat view; see lib/render/budget.ts). */
   rules_cut: z.number().int().positive().optional(),
   /** Whether the description was cut for the same reason. */
   description_cut: z.boolean().optional(),

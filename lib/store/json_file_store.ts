@@ -1,6 +1,6 @@
 /**
  * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document (namespace `default` at
- * its top level as before namespaces, the others in its optional `namespaces` block; state.ts).
+ * its top level as before namespaces, the others in its optional `namespaces` block; file_format.ts).
  *
  * Safe for several processes on one file: every change takes an exclusive lock on `<file>.lock`,
  * re-reads the file if anyone else changed it, applies the change, and replaces the file atomically

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { PLAN_HTML } from "../../lib/plan_view/assets/plan_html.ts";
 import { buildPlanHtml, moduleText, OUTPUT } from "../../scripts/build_app.ts";
 
-Deno.test("the plan view shipped in lib/app/assets/plan_html.ts is the build of lib/app (run deno task build:app)", async () => {
+Deno.test("the plan view shipped in lib/plan_view/assets/plan_html.ts is the build of lib/plan_view (run deno task build:app)", async () => {
   const fresh = await buildPlanHtml();
   assert.equal(await Deno.readTextFile(OUTPUT), moduleText(fresh), "stale: run deno task build:app");
   assert.equal(PLAN_HTML, fresh);

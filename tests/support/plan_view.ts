@@ -1,6 +1,6 @@
 /**
  * A chat host for the plan view tests, benchmark and screenshot: a client that announces MCP Apps
- * connected to a real server, and a page built on the official host side (tests/app/host/host.ts)
+ * connected to a real server, and a page built on the official host side (tests/support/plan_view_host.js)
  * that shows the view's HTML, as read from that server, in a sandboxed iframe of another origin under
  * the CSP its `_meta.ui.csp` asks for. Every tool call the view makes is relayed to the server by the
  * SDK client and recorded.

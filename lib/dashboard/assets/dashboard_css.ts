@@ -1,6 +1,6 @@
 /**
  * The dashboard's styles, shipped inside the server (no build step, nothing from other hosts): the
- * view's styles (lib/view/styles.ts) plus the page's layout, one column on a phone, three from 60rem on.
+ * view's styles (lib/render/shared_css.ts) plus the page's layout, one column on a phone, three from 60rem on.
  */
 import { VIEW_CSS } from "../../render/shared_css.ts";
 

@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 /**
- * The dashboard's script (bundled into lib/web/assets/client_js.ts by `deno task build:web`).
+ * The dashboard's script (bundled into lib/dashboard/assets/dashboard_js.ts by `deno task build:web`).
  *
  * The page arrives rendered; this script opens and folds parts of the tree (reading them through the
  * JSON routes) and keeps the page live: on each `change` event it reads the view again and renders it
- * with the same element descriptions the server used (lib/view/render.ts), as DOM nodes, lease times
- * against the viewer's clock (redrawn every second, lib/view/lease_dom.ts). Agent text is only ever
+ * with the same element descriptions the server used (lib/render/render.ts), as DOM nodes, lease times
+ * against the viewer's clock (redrawn every second, lib/render/lease_dom.ts). Agent text is only ever
  * set as text. It reads; it changes nothing.
  */
 import { toDom } from "../../render/dom.ts";
@@ -62,7 +62,7 @@ async function refresh(): Promise<void> {
   if (at) {
     params.set("ns", at.namespace);
     params.set("session", at.session);
-    // The window of the session list shown (lib/view/render.ts windowHref).
+    // The window of the session list shown (lib/render/render.ts windowHref).
     const after = new URLSearchParams(location.search).get("after");
     if (after) params.set("after", after);
   } else {

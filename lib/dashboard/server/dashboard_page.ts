@@ -1,5 +1,5 @@
 /**
- * The dashboard page: an HTML document rendered on the server from the view model (lib/view), with
+ * The dashboard page: an HTML document rendered on the server from the view model (lib/render), with
  * its script and styles loaded from the server's own routes. Every text in it went through the
  * view's escaping; the page has no inline script, style or handler.
  */

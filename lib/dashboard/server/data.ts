@@ -1,6 +1,6 @@
 /**
  * What the dashboard reads: the namespaces a credential may see (README "Namespaces"), each a space
- * of the store, and from them the view model (lib/view) of the page, of one session and of a folded
+ * of the store, and from them the view model (lib/render) of the page, of one session and of a folded
  * part. Read-only.
  */
 import type { ProgressDoc } from "../../domain/progress_doc.ts";

@@ -8,7 +8,7 @@
  * a signature of every namespace that has open streams (`signature`: a hash of its data) and wakes
  * the streams of those whose signature moved.
  *
- * Bounded: at most `maxStreams` open streams, shared fairly among credentials (lib/access/fair_share.ts:
+ * Bounded: at most `maxStreams` open streams, shared fairly among credentials (lib/auth/fair_share.ts:
  * a credential at its share, or any when the cap is full, gives up its own oldest stream; one that
  * holds none while the cap is full gets 503); a heartbeat comment every `heartbeatMs` so proxies and
  * dead peers are noticed; `endWhere` ends the streams of a revoked credential and `close()` all of them

@@ -1,6 +1,6 @@
 /**
  * Access to the dashboard (README "Dashboard"): with access control on, every page, JSON and event
- * request needs a credential, checked by the same authenticator as `/mcp` (lib/access), sent as
+ * request needs a credential, checked by the same authenticator as `/mcp` (lib/auth), sent as
  * `Authorization: Bearer <token>` or as the cookie a share link sets. A share link `/?token=<token>`
  * checks the token, sets it as an `HttpOnly; SameSite=Strict` cookie (`Secure` over https) and
  * redirects to the same address without it, so the token leaves the address bar and the history.

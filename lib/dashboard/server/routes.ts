@@ -40,7 +40,7 @@ export interface DashboardOptions {
   feed?: ChangeFeed;
   /**
    * Open event streams allowed at once (default 100); with access control on, one credential holds
-   * at most a quarter of them (lib/access/fair_share.ts).
+   * at most a quarter of them (lib/auth/fair_share.ts).
    */
   maxStreams?: number;
   /** Milliseconds between event-stream heartbeats (default 15 000). */

@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 /**
- * The plan view's script (bundled into lib/app/assets/plan_html.ts by `deno task build:app`).
+ * The plan view's script (bundled into lib/plan_view/assets/plan_html.ts by `deno task build:app`).
  *
  * It talks to the chat host with the official `App` class of `@modelcontextprotocol/ext-apps`: the
  * host hands it the arguments and the result of a task tool, and it reads the session through the
  * host with the read-only view tools (`view_session`, `view_rows` for folded parts), then draws it
- * with the dashboard's renderer (lib/view) as DOM nodes, lease times against the viewer's clock
+ * with the dashboard's renderer (lib/render) as DOM nodes, lease times against the viewer's clock
  * (redrawn every second). A newer result redraws in place. Agent text is only ever set as text. It calls no tool that changes anything.
  */
 import { App, applyDocumentTheme } from "@modelcontextprotocol/ext-apps/app-with-deps";

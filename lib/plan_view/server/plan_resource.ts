@@ -1,10 +1,10 @@
 /**
  * The plan view for chat clients (MCP Apps, SEP-1865): the resource `ui://checklist/plan.html`, one
- * self-contained HTML document (lib/app), and the `_meta.ui` that ties tools to it.
+ * self-contained HTML document (lib/plan_view), and the `_meta.ui` that ties tools to it.
  *
  * Registered with the official helpers of `@modelcontextprotocol/ext-apps/server`. Clients without
  * the extension see one more resource and a `_meta` on some tools, nothing else: replies are
- * unchanged. The view-only tools (tools_view.ts) are listed only to clients that announce the
+ * unchanged. The view-only tools (plan_tools.ts) are listed only to clients that announce the
  * extension, so a model never sees them; any client may call them (they only read).
  */
 import {

@@ -1,7 +1,7 @@
 /**
- * The plan view's own tools (plan_view.ts): read-only, listed with `_meta.ui.visibility: ["app"]` to
- * clients that show MCP Apps, never to a model. They answer with the shared view model (lib/view),
- * each reply within 64 KiB however big the session (lib/view/budget.ts).
+ * The plan view's own tools (plan_resource.ts): read-only, listed with `_meta.ui.visibility: ["app"]` to
+ * clients that show MCP Apps, never to a model. They answer with the shared view model (lib/render),
+ * each reply within 64 KiB however big the session (lib/render/budget.ts).
  */
 import { z } from "zod";
 import { fail } from "../../domain/errors.ts";

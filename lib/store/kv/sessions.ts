@@ -21,7 +21,7 @@
  *   prefix that no reader looks at, then one checked commit flips the meta to it. O(session size),
  *   rare, and still all-or-nothing; the old generation is retired and swept.
  * - A change that changes something also bumps the session's revision in the meta and writes its
- *   history entry in the same commit (history.ts); one that changes nothing commits nothing, and one
+ *   history entry in the same commit (kv_history.ts); one that changes nothing commits nothing, and one
  *   that only renews a lease commits its records without a revision.
  */
 import {
