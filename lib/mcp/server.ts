@@ -146,7 +146,7 @@ export function createServer(options: ServerOptions): McpServer {
   };
   if (viewTools.length > 0) registerPlanView(mcp);
   registerHandoff(mcp, {
-    store: ctx.space,
+    space: ctx.space,
     groups,
     workCacheSize: ctx.workCacheSize,
     fixed: viewTools.length > 0 ? [planViewListing()] : [],

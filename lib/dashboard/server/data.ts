@@ -159,10 +159,10 @@ async function pick(
   return chosen && { namespace: chosen.namespace, id: chosen.id };
 }
 
-async function readDocuments(store: Space): Promise<ProgressDoc[]> {
+async function readDocuments(space: Space): Promise<ProgressDoc[]> {
   const docs: ProgressDoc[] = [];
-  for (const project of await store.listProjects()) {
-    const doc = await store.readProgress(project);
+  for (const project of await space.listProjects()) {
+    const doc = await space.readProgress(project);
     if (doc) docs.push(doc);
   }
   return docs;
