@@ -2,7 +2,7 @@
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
-import type { Authenticator } from "./lib/access/authenticator.ts";
+import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, loadConfig } from "./lib/config.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer } from "./lib/mcp/server.ts";
@@ -15,7 +15,7 @@ interface Runtime {
   config: Config;
   log: Logger;
   store: Store;
-  /** Access control over HTTP (lib/access); undefined when off. */
+  /** Access control over HTTP (lib/auth); undefined when off. */
   access?: Authenticator;
 }
 
@@ -36,7 +36,7 @@ async function boot(
   let access: Authenticator | undefined;
   if (where !== undefined) {
     const [{ Authenticator }, { assertSafeExposure }] = await Promise.all([
-      import("./lib/access/authenticator.ts"),
+      import("./lib/auth/authenticator.ts"),
       import("./lib/http/guards.ts"),
     ]);
     access = await Authenticator.fromSettings(config, log);

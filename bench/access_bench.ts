@@ -9,13 +9,13 @@
  *
  *   deno run -A bench/access_bench.ts [--write] [--quick]
  */
-import { Authenticator } from "../lib/access/authenticator.ts";
+import { Authenticator } from "../lib/auth/authenticator.ts";
 import { createApp } from "../lib/http/app.ts";
 import { serveHttp } from "../lib/http/serve.ts";
 import { createLogger } from "../lib/log.ts";
 import { createServer } from "../lib/mcp/server.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
-import { sha256Hex } from "../tests/access/access_support.ts";
+import { sha256Hex } from "../tests/support/auth.ts";
 import { startIssuer } from "../tests/support/oauth.ts";
 import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";

@@ -4,7 +4,7 @@
  *
  *   deno run -A bench/app_bench.ts [--write] [--quick]
  *
- * The view runs in the test host of tests/app (the official MCP Apps host side, Debian's Chromium),
+ * The view runs in the test host of tests/support/plan_view.ts (the official MCP Apps host side, Debian's Chromium),
  * its reads relayed through the SDK client to a server in this process over a JSON file store. Each
  * sample hands the view a fresh `startTask` result; the time is the view's own, between the
  * performance marks it sets when the result arrives and when the redrawn tree is in the DOM (its
@@ -12,12 +12,12 @@
  * read is over every call the view made, unfolding a folded part and loading "more" rows included.
  * `--write` replaces the "## Plan view" section of BENCHMARKS.md.
  */
-import { PLAN_HTML } from "../lib/app/assets/plan_html.ts";
+import { PLAN_HTML } from "../lib/plan_view/assets/plan_html.ts";
 import { JsonFileStore } from "../lib/store/json_file_store.ts";
-import { connectUi, openPlanHost, type PlanHost } from "../tests/app/app_support.ts";
+import { connectUi, openPlanHost, type PlanHost } from "../tests/support/plan_view.ts";
 import { launchBrowser } from "../tests/support/browser.ts";
 import type { ToolResult } from "../tests/support/harness.ts";
-import { bigPlanDocument, bigTeamPlanDocument } from "../tests/web/web_support.ts";
+import { bigPlanDocument, bigTeamPlanDocument } from "../tests/support/dashboard.ts";
 import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
 import { stats } from "./stats.ts";
@@ -56,7 +56,7 @@ if (import.meta.main) {
     }[] = [
       { tasks: 100, doc: bigPlanDocument("bench", 1, 9, 10), active: "s0-4-0" },
       { tasks: 10_000, doc: bigPlanDocument("bench"), active: "s5-4-50" },
-      // A team at work (tests/web/web_support.ts): agent-0's own startTask on the leaf it holds.
+      // A team at work (tests/support/dashboard.ts): agent-0's own startTask on the leaf it holds.
       {
         tasks: 10_000,
         label: "4 agents",
@@ -136,7 +136,7 @@ if (import.meta.main) {
       `- View document (\`ui://checklist/plan.html\`, script and styles inline): ${int(docBytes)} bytes, ${
         int(await gzipBytes(PLAN_HTML))
       } gzipped. Most of it is the MCP Apps client library the view bundles (\`@modelcontextprotocol/ext-apps\` with the SDK and zod); the renderer it shares with the dashboard is about 10 KB.`,
-      "- Update: a `startTask` result handed to the view by the test host (official MCP Apps host side, sandboxed cross-origin iframe) until the redrawn tree with the active path is in the DOM, measured by the view's own performance marks; it includes the `view_session` read relayed through the host and the SDK client (in memory) to the server (JSON file store). Largest read: the biggest reply (bytes of JSON) among every call the view made, at 10,000 tasks after also opening a folded milestone and loading its \"more\" row; replies are capped at 64 KiB. `4 agents`: a team at work (tests/web/web_support.ts `bigTeamPlanDocument`: four held leaves with leases, a parallel phase, a blocked milestone and a blocked phase), the result agent-0's own `startTask`.",
+      "- Update: a `startTask` result handed to the view by the test host (official MCP Apps host side, sandboxed cross-origin iframe) until the redrawn tree with the active path is in the DOM, measured by the view's own performance marks; it includes the `view_session` read relayed through the host and the SDK client (in memory) to the server (JSON file store). Largest read: the biggest reply (bytes of JSON) among every call the view made, at 10,000 tasks after also opening a folded milestone and loading its \"more\" row; replies are capped at 64 KiB. `4 agents`: a team at work (tests/support/dashboard.ts `bigTeamPlanDocument`: four held leaves with leases, a parallel phase, a blocked milestone and a blocked phase), the result agent-0's own `startTask`.",
       "",
       "| tasks | samples | update p50 ms | p99 ms | max ms | largest read bytes |",
       "| --- | --- | --- | --- | --- | --- |",

@@ -14,11 +14,11 @@
  *    the HTML, its assets and the page's JSON view.
  * `--write` replaces the "## Dashboard" section of BENCHMARKS.md.
  */
-import { connectHttp } from "../tests/http/http_support.ts";
+import { connectHttp } from "../tests/support/http.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
-import { bigPlanDocument, bigTeamPlanDocument } from "../tests/web/web_support.ts";
+import { bigPlanDocument, bigTeamPlanDocument } from "../tests/support/dashboard.ts";
 
 const HEADING = "## Dashboard";
 const note = (line: string) => console.error(`[bench:dashboard] ${line}`);
@@ -216,7 +216,7 @@ if (import.meta.main) {
     ),
     "",
     "- First load: a fresh browser context per sample (nothing cached), JSON file store, the sessions",
-    "  interleaved (`4 agents`: a team at work, tests/web/web_support.ts `bigTeamPlanDocument`: four held",
+    "  interleaved (`4 agents`: a team at work, tests/support/dashboard.ts `bigTeamPlanDocument`: four held",
     "  leaves with leases, a parallel phase, a blocked milestone and a blocked phase); times are the browser's navigation timing from the start of the navigation to the first",
     "  byte of the answer, to the DOM being ready (the path in progress is in the HTML, so it shows then),",
     "  and to the end of the load event. A fresh context also starts a new renderer process (part of the",

@@ -6,7 +6,7 @@
 import { createTask } from "../lib/domain/task_ops.ts";
 import { createServer } from "../lib/mcp/server.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
-import { createDashboard } from "../lib/web/routes.ts";
+import { createDashboard } from "../lib/dashboard/server/routes.ts";
 import { quietLogger } from "../tests/support/logs.ts";
 import { Client, InMemoryTransport } from "../tests/support/sdk_client.ts";
 

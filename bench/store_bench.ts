@@ -13,7 +13,7 @@
 import { createTask, deleteTask } from "../lib/domain/task_ops.ts";
 import type { Task } from "../lib/domain/schemas.ts";
 import type { TaskTree } from "../lib/domain/task_tree.ts";
-import { StoreState } from "../lib/store/state.ts";
+import { stateFromFile } from "../lib/store/file_format.ts";
 import { STORE_KINDS, type StoreKind } from "../tests/support/store_places.ts";
 import { placeSection, updateBenchmarks } from "./figures.ts";
 import { machine } from "./machine.ts";
@@ -63,7 +63,7 @@ async function time(samples: number[], fn: () => Promise<unknown>): Promise<void
 async function measure(kind: Kind, size: number, n: number): Promise<Row> {
   const place = await STORE_KINDS.find((k) => k.name === kind)!.place();
   try {
-    const { state } = StoreState.fromFile({
+    const { state } = stateFromFile({
       version: 1,
       sessions: { [SESSION]: sessionOf(size) },
       works: [],

@@ -4,11 +4,11 @@
  * same Chromium the tests use, and saves docs/dashboard.png.
  */
 import { fileURLToPath } from "node:url";
-import { connectHttp } from "../tests/http/http_support.ts";
+import { connectHttp } from "../tests/support/http.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
-import { seedPlan, seedTeamPlan } from "../tests/web/web_support.ts";
+import { seedPlan, seedTeamPlan } from "../tests/support/dashboard.ts";
 
 const OUT = fileURLToPath(new URL("../docs/dashboard.png", import.meta.url));
 

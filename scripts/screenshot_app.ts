@@ -5,9 +5,9 @@
  * docs/plan-view.png.
  */
 import { fileURLToPath } from "node:url";
-import { connectUi, openPlanHost } from "../tests/app/app_support.ts";
+import { connectUi, openPlanHost } from "../tests/support/plan_view.ts";
 import { launchBrowser } from "../tests/support/browser.ts";
-import { seedTeamPlan } from "../tests/web/web_support.ts";
+import { seedTeamPlan } from "../tests/support/dashboard.ts";
 
 const OUT = fileURLToPath(new URL("../docs/plan-view.png", import.meta.url));
 

@@ -7,8 +7,8 @@
  * `read`. Exit 1 with the reason on stderr, and the file unchanged, on any error.
  */
 import { base64url } from "jose";
-import { sha256, toHex } from "../lib/access/credential.ts";
-import { parseTokensFile, type TokenEntry, TokenEntrySchema } from "../lib/access/tokens_file.ts";
+import { sha256, toHex } from "../lib/auth/credential.ts";
+import { parseTokensFile, type TokenEntry, TokenEntrySchema } from "../lib/auth/tokens_file.ts";
 
 const USAGE = "usage: deno task token NAME [--namespaces a,b | '*'] [--access read|write] [--file PATH]";
 

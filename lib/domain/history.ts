@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { DomainError, fail } from "./errors.ts";
-import { HistoryEntrySchema } from "./history_entry.ts";
+import { type HistoryEntry, HistoryEntrySchema } from "./history_entry.ts";
 import { type Task, type TaskFields, TaskFieldsSchema, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, type TaskTree, type TreeChanges } from "./task_tree.ts";
 import { extraActiveLeaves } from "./invariants.ts";
@@ -47,7 +47,7 @@ export type SessionHistory = z.infer<typeof SessionHistorySchema>;
  * What a change to a session sees of its history: the current revision and, when the change asks
  * for them (`undoTo`, as a restore does), the oldest revision kept and the deltas after a revision.
  */
-export interface HistoryView {
+export interface HistoryContext {
   revision: number;
   /** The oldest revision kept; undefined when none is (history off, no change yet) or not asked for. */
   oldest: number | undefined;
@@ -55,6 +55,31 @@ export interface HistoryView {
   historySize: number;
   /** The deltas of the revisions after the one asked for, newest first; empty when not asked. */
   deltas: Delta[];
+}
+
+/** What a change to a session's tree answered, and the session's revision after it. */
+export interface TreeUpdate<T> {
+  result: T;
+  /** The new revision; the current one when the change changed nothing. */
+  revision: number;
+}
+
+/** How a change is recorded in the session's history (README "History and undo"). */
+export interface TreeChangeOptions {
+  /** The tool that made the change, shown by `task_history`. */
+  tool: string;
+  /** Pass the change the deltas of the revisions after this one (what a restore replays). */
+  undoTo?: number;
+}
+
+/** A session's history as `task_history` shows it. */
+export interface HistoryPage {
+  /** The session's current revision (0: never changed). */
+  revision: number;
+  /** The oldest revision kept; undefined when none is. */
+  oldest: number | undefined;
+  /** The newest entries first, at most the limit asked for. */
+  entries: HistoryEntry[];
 }
 
 /** The oldest revision kept: the first recorded, or the last `historySize` before `current`. */
@@ -106,6 +131,24 @@ export function leaseRenewed(tree: TaskTree, changes: TreeChanges): boolean {
     if (before && claim && before.claim && before.claim.expires_at !== claim.expires_at) return true;
   }
   return false;
+}
+
+/**
+ * The history entry of a change that changed something: its revision, time and tool, a summary
+ * naming a few tasks, and the delta that undoes it. The one constructor every store uses.
+ */
+export function historyEntry(
+  tree: TaskTree,
+  delta: Delta,
+  options: { revision: number; tool: string; at: string },
+): RecordedChange {
+  return {
+    revision: options.revision,
+    at: options.at,
+    tool: options.tool,
+    summary: summarize(tree, delta),
+    delta,
+  };
 }
 
 /** One line saying what a change did, naming a few of the tasks (for `task_history`). */

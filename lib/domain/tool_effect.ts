@@ -2,7 +2,7 @@
  * What a changing tool call did, as it says in its result's `_meta` (under {@link EFFECT_META_KEY}):
  * which tool, the session, and the tasks it started, completed, added, removed or changed. The tool
  * wrapper (lib/mcp/tool.ts) sets it on every successful call of a changing tool of the groups
- * `tasks`, `checklist` and `history`; the plan view reads it (lib/view/changes.ts) instead of
+ * `tasks`, `checklist` and `history`; the plan view reads it (lib/render/changes.ts) instead of
  * guessing from the shape of a reply. No imports: the view's browser bundle carries it.
  */
 

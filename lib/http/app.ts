@@ -3,7 +3,7 @@
  *
  * `/mcp/NAME` is the same endpoint working in namespace `NAME`. With OAuth on, the protected-resource
  * metadata (RFC 9728) is at `/.well-known/oauth-protected-resource` and `…/mcp`.
- * The dashboard (lib/web) answers `/`, `/api/*`, `/events` and `/assets/*` behind the same Host/Origin
+ * The dashboard (lib/dashboard) answers `/`, `/api/*`, `/events` and `/assets/*` behind the same Host/Origin
  * guard, and behind the same credentials when access control is on.
  *
  * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
@@ -15,18 +15,18 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { Authenticator } from "../access/authenticator.ts";
-import type { Access } from "../access/credential.ts";
-import { fairShare } from "../access/fair_share.ts";
-import { RevocationWatch } from "../access/revocation.ts";
+import { Authenticator } from "../auth/authenticator.ts";
+import type { AccessLevel } from "../auth/credential.ts";
+import { fairShare } from "../auth/fair_share.ts";
+import { RevocationWatch } from "../auth/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest, type McpServer } from "../mcp/sdk.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk_http.ts";
 import type { Store } from "../store/store.ts";
-import { createDashboard } from "../web/routes.ts";
-import { mcpAccess, type McpAccessVariables, type McpScope } from "./access.ts";
+import { createDashboard } from "../dashboard/server/routes.ts";
+import { type McpScope, type McpScopeVariables, requireMcpCredential } from "./require_credential.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
@@ -62,7 +62,7 @@ export type HttpConfig = Partial<
 /** What a new MCP server is made for: the namespace it works in and the caller's access. */
 export interface ServerScope {
   namespace: string;
-  access: Access;
+  access: AccessLevel;
 }
 
 /** Options of {@link createApp}. */
@@ -73,10 +73,10 @@ export interface AppOptions {
    * Makes a new MCP server for one connection (or, stateless, for one request) in a namespace
    * (`default` when absent), for a caller with this access (`write` when absent).
    */
-  makeServer: (namespace?: string, access?: Access) => McpServer;
+  makeServer: (namespace?: string, access?: AccessLevel) => McpServer;
   config?: HttpConfig;
   /**
-   * Access control (lib/access); undefined: off, loopback only. Without it, `config.authToken`
+   * Access control (lib/auth); undefined: off, loopback only. Without it, `config.authToken`
    * alone still turns it on (tests and embedders that build no authenticator).
    */
   access?: Authenticator;
@@ -141,7 +141,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     }
   }
 
-  const mcp = new Hono<{ Variables: McpAccessVariables }>();
+  const mcp = new Hono<{ Variables: McpScopeVariables }>();
   for (const path of ["/mcp", "/mcp/:namespace"]) {
     mcp.use(path, hostOriginGuard(lists, log));
     mcp.use(
@@ -154,7 +154,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
         maxAge: 600,
       }),
     );
-    mcp.use(path, mcpAccess(auth, log));
+    mcp.use(path, requireMcpCredential(auth, log));
     mcp.use(
       path,
       bodyLimit({

@@ -7,11 +7,11 @@
  * request: no timers to leak.
  *
  * With `share` below `max` (access control on), the cap is shared fairly among credentials
- * (lib/access/fair_share.ts): the connection closed to make room is always one of the opening
+ * (lib/auth/fair_share.ts): the connection closed to make room is always one of the opening
  * credential's own, so one credential can never close another's connections.
  */
-import { admission } from "../access/fair_share.ts";
-import type { Credential } from "../access/credential.ts";
+import { admission } from "../auth/fair_share.ts";
+import type { Credential } from "../auth/credential.ts";
 import type { Logger } from "../log.ts";
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 

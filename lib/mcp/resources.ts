@@ -48,7 +48,7 @@ export function progressUri(project: string): string {
 
 /** Options of {@link registerHandoff}. */
 export interface HandoffOptions {
-  store: Space;
+  space: Space;
   /** The enabled tool groups: each resource and the prompt appear only with the groups they serve. */
   groups: ReadonlySet<ToolGroup>;
   /** Capacity of the work-info LRU: entries past it are not listed. */
@@ -62,13 +62,13 @@ export interface HandoffOptions {
 
 /** Registers the resources, templates, completions and the `resume` prompt of the enabled groups. */
 export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
-  const { store, groups, workCacheSize } = options;
+  const { space, groups, workCacheSize } = options;
   const hasTasks = groups.has("tasks") || groups.has("checklist");
-  const completeSession = async (value: string | undefined) => matching(await store.listSessions(), value);
-  const completeProject = async (value: string | undefined) => matching(await store.listProjects(), value);
+  const completeSession = async (value: string | undefined) => matching(await space.listSessions(), value);
+  const completeProject = async (value: string | undefined) => matching(await space.listProjects(), value);
   const completeWork = async (value: string) =>
     matching(
-      await store.readWorks((e) => recentWorks(e.values(), workCacheSize).map((w) => w.workId)),
+      await space.readWorks((e) => recentWorks(e.values(), workCacheSize).map((w) => w.workId)),
       value,
     );
 
@@ -82,7 +82,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
       SESSION_META,
       async (uri, variables) => {
         const sessionId = variable(variables, "sessionId", SessionIdSchema);
-        const tasks = await store.readTree(sessionId, (tree) => tree && structuredClone(tree.roots));
+        const tasks = await space.readTree(sessionId, (tree) => tree && structuredClone(tree.roots));
         if (!tasks) throw new McpError(RESOURCE_NOT_FOUND, `No session "${sessionId}"`, { uri: uri.href });
         return jsonContents(uri, { sessionId, tasks });
       },
@@ -104,7 +104,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
       },
       async (uri, variables) => {
         const workId = variable(variables, "workId", WorkIdSchema);
-        const info = await store.readWorks((e) => {
+        const info = await space.readWorks((e) => {
           const entry = e.get(workId);
           return entry && structuredClone(workInfo(entry));
         });
@@ -124,7 +124,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
       PROGRESS_META,
       async (uri, variables) => {
         const project = variable(variables, "project", StoredProjectSchema);
-        const doc = await store.readProgress(project);
+        const doc = await space.readProgress(project);
         if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
         return jsonContents(uri, doc);
       },
@@ -164,7 +164,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           role: "user",
           content: {
             type: "text",
-            text: await resumeText({ store, groups, workCacheSize, project, sessionId }),
+            text: await resumeText({ space, groups, workCacheSize, project, sessionId }),
           },
         }],
       }),
@@ -180,12 +180,12 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
  * well-formed Unicode has no URI: it is left out and logged once (lib/store/stored_names.ts).
  */
 function registerResourceList(mcp: McpServer, options: HandoffOptions): void {
-  const { store, groups, workCacheSize } = options;
-  const source = { store: options.root, namespace: store.namespace, log: options.log };
+  const { space, groups, workCacheSize } = options;
+  const source = { store: options.root, namespace: space.namespace, log: options.log };
   const all = async (): Promise<Listed[]> => {
     const out: Listed[] = (options.fixed ?? []).map((resource) => ({ rank: 0, key: resource.uri, resource }));
     if (groups.has("tasks") || groups.has("checklist")) {
-      for (const id of linkableNames(await store.listSessions(), { ...source, kind: "session" })) {
+      for (const id of linkableNames(await space.listSessions(), { ...source, kind: "session" })) {
         out.push({
           rank: 1,
           key: id,
@@ -194,7 +194,7 @@ function registerResourceList(mcp: McpServer, options: HandoffOptions): void {
       }
     }
     if (groups.has("works")) {
-      for (const w of await store.readWorks((e) => recentWorks(e.values(), workCacheSize))) {
+      for (const w of await space.readWorks((e) => recentWorks(e.values(), workCacheSize))) {
         out.push({
           rank: 2,
           key: w.workId,
@@ -209,7 +209,7 @@ function registerResourceList(mcp: McpServer, options: HandoffOptions): void {
       }
     }
     if (groups.has("progress")) {
-      for (const project of linkableNames(await store.listProjects(), { ...source, kind: "project" })) {
+      for (const project of linkableNames(await space.listProjects(), { ...source, kind: "project" })) {
         out.push({
           rank: 3,
           key: project,
@@ -311,7 +311,7 @@ function jsonContents(uri: URL, value: unknown) {
 }
 
 interface ResumeInput {
-  store: Space;
+  space: Space;
   groups: ReadonlySet<ToolGroup>;
   workCacheSize: number;
   project?: string | undefined;
@@ -324,7 +324,7 @@ interface ResumeInput {
  * Only sections of enabled groups appear; nothing here counts as use in the LRU.
  */
 export async function resumeText(input: ResumeInput): Promise<string> {
-  const { store, groups } = input;
+  const { space, groups } = input;
   const out: string[] = ["Resume the work described below, then continue with the next unfinished task."];
   let works: WorkEntry[] = [];
 
@@ -332,7 +332,7 @@ export async function resumeText(input: ResumeInput): Promise<string> {
     out.push("", "## Progress");
     let project = input.project;
     if (project === undefined) {
-      const projects = (await store.listProjects()).sort();
+      const projects = (await space.listProjects()).sort();
       if (projects.length === 1) project = projects[0];
       else if (projects.length === 0) out.push("No progress document in any project yet.");
       else {
@@ -345,13 +345,13 @@ export async function resumeText(input: ResumeInput): Promise<string> {
       }
     }
     if (project !== undefined) {
-      const doc: ProgressDoc | undefined = await store.readProgress(project);
+      const doc: ProgressDoc | undefined = await space.readProgress(project);
       out.push(doc ? describeProgress(doc) : noProgressText(project));
     }
   }
 
   if (groups.has("works")) {
-    works = await store.readWorks((e) => recentWorks(e.values(), input.workCacheSize).map((w) => ({ ...w })));
+    works = await space.readWorks((e) => recentWorks(e.values(), input.workCacheSize).map((w) => ({ ...w })));
     out.push("", "## Recent works (most recently used first)");
     if (works.length === 0) out.push("No saved work yet.");
     else {
@@ -365,11 +365,11 @@ export async function resumeText(input: ResumeInput): Promise<string> {
   if (groups.has("tasks") || groups.has("checklist")) {
     const sessionId = input.sessionId ?? works.find((w) => w.sessionId !== undefined)?.sessionId ??
       DEFAULT_SESSION;
-    const roots = await store.readTree(sessionId, (tree) => tree && renderSession(tree));
+    const roots = await space.readTree(sessionId, (tree) => tree && renderSession(tree));
     out.push("", `## Current tasks of session "${sessionId}"`);
     if (roots !== undefined) out.push(roots);
     else {
-      const sessions = (await store.listSessions()).sort();
+      const sessions = (await space.listSessions()).sort();
       out.push(
         `Session "${sessionId}" has no tasks.${
           sessions.length > 0

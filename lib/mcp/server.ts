@@ -23,14 +23,14 @@ import {
   registerPlanView,
   viewEnabled,
   viewListing,
-} from "./plan_view.ts";
+} from "../plan_view/server/plan_resource.ts";
 import { callTool, errorResult, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
 import { registerHandoff } from "./resources.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
-import { VIEW_TOOLS } from "./tools_view.ts";
+import { VIEW_TOOLS } from "../plan_view/server/plan_tools.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
 
 /** Server name and version reported at initialize. */
@@ -123,7 +123,7 @@ export function createServer(options: ServerOptions): McpServer {
   // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
   const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
   // The plan view's own tools: callable whenever a group shows the view, listed only to clients
-  // that show MCP Apps (plan_view.ts), so a model never sees them.
+  // that show MCP Apps (lib/plan_view/server/plan_resource.ts), so a model never sees them.
   const viewTools = (viewEnabled(groups) ? VIEW_TOOLS : []).filter((t) =>
     !readOnly || t.annotations.readOnlyHint
   );
@@ -133,12 +133,12 @@ export function createServer(options: ServerOptions): McpServer {
     instructions: instructionsFor(groups),
     jsonSchemaValidator: lazyValidator(),
   });
-  const store = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
+  const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
-  const serverLog = options.log.child({ namespace: store.namespace });
+  const serverLog = options.log.child({ namespace: space.namespace });
   const logs = bridgeLogs(mcp, serverLog);
   const ctx: ToolContext = {
-    store,
+    space,
     log: serverLog,
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
     agent: options.agent,
@@ -146,7 +146,7 @@ export function createServer(options: ServerOptions): McpServer {
   };
   if (viewTools.length > 0) registerPlanView(mcp);
   registerHandoff(mcp, {
-    store: ctx.store,
+    space: ctx.space,
     groups,
     workCacheSize: ctx.workCacheSize,
     fixed: viewTools.length > 0 ? [planViewListing()] : [],

@@ -25,7 +25,7 @@ import {
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
   /** The namespace the tools work in (every read and change goes to it). */
-  store: Space;
+  space: Space;
   log: Logger;
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize: number;
@@ -57,7 +57,7 @@ export interface ToolReply<O> {
 /** A tool's full declaration. */
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
-  /** Its group, or `view`: a tool only the plan view calls (plan_view.ts). */
+  /** Its group, or `view`: a tool only the plan view calls (lib/plan_view/server/plan_resource.ts). */
   group: ToolGroup | "view";
   title: string;
   description: string;

@@ -33,7 +33,7 @@ const updateTasksTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async run({ sessionId, path, tasks }, ctx) {
-    const { result: { updated, notes, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => ({
+    const { result: { updated, notes, tree }, revision } = await ctx.space.updateTree(sessionId, (t) => ({
       ...updateTasks(t, path, tasks, actorOf(ctx)),
       tree: renderSession(t, ctx.now()),
     }), { tool: "update_tasks" });
@@ -59,9 +59,9 @@ const getAllTasksTool = defineTool({
   input: z.object({ sessionId }),
   output: z.object({ sessionId: z.string(), total_tasks: z.number().int(), tree: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId }, { store, now }) {
+  async run({ sessionId }, { space, now }) {
     const at = now();
-    const { total, tree } = await store.readTree(sessionId, (t) => ({
+    const { total, tree } = await space.readTree(sessionId, (t) => ({
       total: t?.size ?? 0,
       tree: renderSession(t, at),
     }));
@@ -88,7 +88,7 @@ const markDoneTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, taskIds }, ctx) {
-    const { result: { marked, failed, tree }, revision } = await ctx.store.updateTree(sessionId, (t) => {
+    const { result: { marked, failed, tree }, revision } = await ctx.space.updateTree(sessionId, (t) => {
       const result = markDone(t, taskIds, actorOf(ctx));
       if (result.marked.length === 0) {
         // Nothing marked: a refusal, so nothing (not even a new empty session) is kept.

@@ -31,12 +31,12 @@ const taskHistoryTool = defineTool({
     entries: z.array(HistoryEntrySchema),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, limit }, { store }) {
-    const { historySize } = store;
+  async run({ sessionId, limit }, { space }) {
+    const { historySize } = space;
     if (historySize > 0 && limit !== undefined && limit > historySize) {
       fail("INVALID_INPUT", `limit is 1–${historySize} (HISTORY_SIZE); got ${limit}.`);
     }
-    const page = await store.readHistory(sessionId, Math.min(limit ?? 20, Math.max(historySize, 1)));
+    const page = await space.readHistory(sessionId, Math.min(limit ?? 20, Math.max(historySize, 1)));
     const structured = { revision: page.revision, entries: page.entries };
     if (historySize === 0) return { text: historyOff(page.revision), structured };
     if (page.revision === 0) {
@@ -74,7 +74,7 @@ const restoreTasksTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run({ sessionId, revision: wanted }, ctx) {
-    const { result, revision } = await ctx.store.updateTree(sessionId, (tree, history) => {
+    const { result, revision } = await ctx.space.updateTree(sessionId, (tree, history) => {
       if (history.historySize === 0) fail("NOT_FOUND", historyOff(history.revision));
       checkRestorable(wanted, {
         current: history.revision,

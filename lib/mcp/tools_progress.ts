@@ -53,15 +53,15 @@ const progressTool = defineTool({
     content: ProgressContentSchema.optional().describe("On read"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-  async run({ project, content, session_id }, { store, log }) {
+  async run({ project, content, session_id }, { space, log }) {
     if (content === undefined || content.trim() === "") {
-      const doc = await store.readProgress(project);
+      const doc = await space.readProgress(project);
       if (!doc) return { text: noProgressText(project), structured: { project, found: false } };
       return { text: describeProgress(doc), structured: { found: true, ...doc } };
     }
     const parsed = parseProgressContent(content);
     const now = new Date().toISOString();
-    const doc = await store.updateProgress(
+    const doc = await space.updateProgress(
       project,
       (current) => upsertProgress(current, { project, content: parsed, session_id, now }),
     );

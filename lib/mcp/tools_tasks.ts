@@ -56,8 +56,8 @@ const createTaskTool = defineTool({
   }),
   output: z.object({ task: TaskSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-  async run({ sessionId, ...input }, { store }) {
-    const { result: { task, message, drawn }, revision } = await store.updateTree(sessionId, (tree) => {
+  async run({ sessionId, ...input }, { space }) {
+    const { result: { task, message, drawn }, revision } = await space.updateTree(sessionId, (tree) => {
       const created = createTask(tree, input);
       return { ...created, drawn: renderTree([created.task], { lookup: (id) => tree.get(id) }) };
     }, { tool: "createTask" });
@@ -77,9 +77,9 @@ const getTaskTool = defineTool({
   input: z.object({ sessionId, id: taskId }),
   output: z.object({ task: TaskSchema }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, id }, { store, now }) {
+  async run({ sessionId, id }, { space, now }) {
     const at = now();
-    return await store.readTree(sessionId, (tree) => {
+    return await space.readTree(sessionId, (tree) => {
       const task = tree?.get(id) ??
         fail(
           "NOT_FOUND",
@@ -117,8 +117,8 @@ const listTasksTool = defineTool({
   input: z.object({ sessionId, parentId: TaskIdSchema.optional() }),
   output: z.object({ tasks: z.array(TaskViewSchema) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run({ sessionId, parentId }, { store }) {
-    const tasks = await store.readTree(sessionId, (tree) => {
+  async run({ sessionId, parentId }, { space }) {
+    const tasks = await space.readTree(sessionId, (tree) => {
       if (!tree) {
         if (parentId !== undefined) fail("NOT_FOUND", `Session "${sessionId}" has no task "${parentId}".`);
         return [];
@@ -148,7 +148,7 @@ const updateTaskTool = defineTool({
   output: z.object({ task: TaskViewSchema, message: z.string(), revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, agent, ...input }, ctx) {
-    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
       return updateTask(tree, input, actorOf(ctx, agent));
     }, { tool: "updateTask" });
@@ -174,7 +174,7 @@ const deleteTaskTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run({ sessionId, id }, ctx) {
-    const { result, revision } = await ctx.store.updateTree(
+    const { result, revision } = await ctx.space.updateTree(
       sessionId,
       (tree) => deleteTask(tree, id, actorOf(ctx)),
       { tool: "deleteTask" },
@@ -199,7 +199,7 @@ const startTaskTool = defineTool({
   output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, id, agent, lease_seconds }, ctx) {
-    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) {
         fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}". Create tasks with createTask first.`);
       }
@@ -228,7 +228,7 @@ const completeTaskTool = defineTool({
   output: CompleteResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, id, resolution, agent }, ctx) {
-    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}".`);
       return completeTask(tree, id, resolution, actorOf(ctx, agent));
     }, { tool: "completeTask" });
@@ -255,7 +255,7 @@ const claimTaskTool = defineTool({
   output: ClaimResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, agent, id, lease_seconds }, ctx) {
-    const { result, revision } = await ctx.store.updateTree(sessionId, (tree) => {
+    const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) {
         fail("NOT_FOUND", `Session "${sessionId}" has no tasks. A lead creates them with createTask first.`);
       }

@@ -51,12 +51,12 @@ const saveTool = defineTool({
     warning: z.string().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-  async run({ work_summarize, work_description, sessionId }, { store, log, workCacheSize }) {
+  async run({ work_summarize, work_description, sessionId }, { space, log, workCacheSize }) {
     const snapshot = sessionId === undefined
       ? undefined
-      : await store.readTree(sessionId, (tree) => tree && snapshotTasks(tree.roots, sessionId));
+      : await space.readTree(sessionId, (tree) => tree && snapshotTasks(tree.roots, sessionId));
     const now = new Date().toISOString();
-    const { entry, overwritten, evicted } = await store.updateWorks((entries) =>
+    const { entry, overwritten, evicted } = await space.updateWorks((entries) =>
       saveWork(entries, {
         work_summarize,
         work_description,
@@ -103,8 +103,8 @@ const recentTool = defineTool({
     ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run(_args, { store, workCacheSize }) {
-    const works = await store.readWorks((entries) =>
+  async run(_args, { space, workCacheSize }) {
+    const works = await space.readWorks((entries) =>
       recentWorks(entries.values(), workCacheSize).map(({ workId, work_timestamp, work_description }) => ({
         workId,
         work_timestamp,
@@ -136,8 +136,8 @@ const byIdTool = defineTool({
     work_tasks: z.array(TaskSchema).optional().describe("Task snapshot at save time"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ workId }, { store, log, workCacheSize }) {
-    const { info, evicted } = await store.updateWorks((entries) => {
+  async run({ workId }, { space, log, workCacheSize }) {
+    const { info, evicted } = await space.updateWorks((entries) => {
       const used = touchWork(entries, workId, workCacheSize);
       return { info: workInfo(used.entry), evicted: used.evicted };
     });

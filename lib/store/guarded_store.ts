@@ -9,13 +9,15 @@
  * not make durable, so once the cause is gone the next change works without a restart.
  */
 import { DomainError } from "../domain/errors.ts";
-import type { HistoryView } from "../domain/history.ts";
+import type { HistoryContext } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import type { Logger } from "../log.ts";
-import type { StoreDocument, StoreState } from "./state.ts";
-import type { HistoryPage, NamespaceOption, Space, Store, TreeChangeOptions, TreeUpdate } from "./store.ts";
+import type { StoreDocument } from "./file_format.ts";
+import type { StoreState } from "./state.ts";
+import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "../domain/history.ts";
+import type { NamespaceOption, Space, Store } from "./store.ts";
 import { StoreOpenError } from "./store.ts";
 
 /** Wraps `store` so that its own failures are `STORE_UNAVAILABLE` (see the module doc). */
@@ -150,7 +152,7 @@ class GuardedSpace implements Space {
 
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options?: TreeChangeOptions,
   ): Promise<TreeUpdate<T>> {
     return this.#guard("change", (own) => this.#space.updateTree(sessionId, own(fn), options));

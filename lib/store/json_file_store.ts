@@ -1,6 +1,6 @@
 /**
  * The JSON file store (`FILE_PATH`, R4): the whole store in one JSON document (namespace `default` at
- * its top level as before namespaces, the others in its optional `namespaces` block; state.ts).
+ * its top level as before namespaces, the others in its optional `namespaces` block; file_format.ts).
  *
  * Safe for several processes on one file: every change takes an exclusive lock on `<file>.lock`,
  * re-reads the file if anyone else changed it, applies the change, and replaces the file atomically
@@ -35,8 +35,15 @@ import {
 } from "./file_io.ts";
 import { mayHoldLoneSurrogates, repairOldNames } from "./old_names.ts";
 import { Serial } from "./serial.ts";
-import { type Applied, type StoreDocument, StoreState, validateStoreFile } from "./state.ts";
-import { Spaces, StateSpace } from "./state_space.ts";
+import {
+  stateDocument,
+  stateFileText,
+  stateFromFile,
+  type StoreDocument,
+  validateStoreFile,
+} from "./file_format.ts";
+import { type Applied, StoreState } from "./state.ts";
+import { Spaces, type StateHandle, StateSpace } from "./state_space.ts";
 import { type NamespaceOption, type Space, type Store, StoreOpenError, type StoreOptions } from "./store.ts";
 
 /** How every file this store writes begins; the head read on each operation matches it. */
@@ -71,12 +78,12 @@ export class JsonFileStore implements Store {
     this.#onRepair = options.onRepair ?? (() => {});
     this.#onConvert = options.onConvert ?? (() => {});
     this.historySize = options.historySize ?? DEFAULTS.historySize;
-    const access = {
+    const handle: StateHandle = {
       read: <T>(fn: (state: StoreState) => T) => this.#read(fn),
       mutate: <T>(apply: (state: StoreState) => Applied<T>) => this.#mutate(apply),
     };
     this.#spaces = new Spaces((namespace) =>
-      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, access })
+      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, state: handle })
     );
   }
 
@@ -102,7 +109,7 @@ export class JsonFileStore implements Store {
 
   async exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
     const namespace = this.#checked(options);
-    return await this.#read(() => structuredClone(this.#state.toDocument(namespace)));
+    return await this.#read(() => structuredClone(stateDocument(this.#state, namespace)));
   }
 
   async importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {
@@ -241,7 +248,7 @@ export class JsonFileStore implements Store {
       );
     }
     try {
-      const { state, repairs } = StoreState.fromFile(parsed.data);
+      const { state, repairs } = stateFromFile(parsed.data);
       for (const repair of [...renames, ...repairs]) this.#onRepair(repair);
       return { state, bareArray: Array.isArray(parsed.data) };
     } catch (error) {
@@ -255,7 +262,7 @@ export class JsonFileStore implements Store {
 
   async #write(target: string): Promise<void> {
     const rev = randomRev();
-    const data = new TextEncoder().encode(this.#state.toFileText(rev));
+    const data = new TextEncoder().encode(stateFileText(this.#state, rev));
     this.#stamp = await replaceFile(target, data, rev);
   }
 }

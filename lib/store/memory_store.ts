@@ -1,8 +1,9 @@
 /** The default store: everything in memory, no file operations (R4.2, R4.5). */
 import { DEFAULTS } from "../config.ts";
 import { Listeners } from "./change_feed.ts";
-import { type Applied, type StoreDocument, StoreState } from "./state.ts";
-import { Spaces, StateSpace } from "./state_space.ts";
+import { stateDocument, type StoreDocument } from "./file_format.ts";
+import { type Applied, StoreState } from "./state.ts";
+import { Spaces, type StateHandle, StateSpace } from "./state_space.ts";
 import type { NamespaceOption, Space, Store, StoreOptions } from "./store.ts";
 
 /** A store that lives as long as the process. */
@@ -15,13 +16,13 @@ export class MemoryStore implements Store {
 
   constructor(options: StoreOptions = {}) {
     this.historySize = options.historySize ?? DEFAULTS.historySize;
-    const access = {
+    const handle: StateHandle = {
       read: <T>(fn: (state: StoreState) => T) => Promise.resolve().then(() => fn(this.#state)),
       mutate: <T>(apply: (state: StoreState) => Applied<T>) =>
         Promise.resolve().then(() => this.#changed(apply(this.#state).result)),
     };
     this.#spaces = new Spaces((namespace) =>
-      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, access })
+      new StateSpace({ namespace, kind: this.kind, historySize: this.historySize, state: handle })
     );
   }
 
@@ -34,7 +35,7 @@ export class MemoryStore implements Store {
   }
 
   exportDocument(options: NamespaceOption = {}): Promise<StoreDocument> {
-    return Promise.resolve().then(() => structuredClone(this.#state.toDocument(this.#checked(options))));
+    return Promise.resolve().then(() => structuredClone(stateDocument(this.#state, this.#checked(options))));
   }
 
   importState(state: StoreState, options: NamespaceOption = {}): Promise<void> {

@@ -3,22 +3,15 @@
  * its view. The store decides how a read or a change reaches its state (the file store re-reads the
  * file and writes it under a lock); the space picks its namespace's part of the state each time.
  */
-import type { HistoryView } from "../domain/history.ts";
+import type { HistoryContext, HistoryPage, TreeChangeOptions, TreeUpdate } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import type { Applied, SpaceState, StoreState } from "./state.ts";
-import {
-  checkNamespace,
-  type HistoryPage,
-  type Space,
-  type StoreKind,
-  type TreeChangeOptions,
-  type TreeUpdate,
-} from "./store.ts";
+import { checkNamespace, type Space, type StoreKind } from "./store.ts";
 
 /** How a store lets its spaces read and change its state. */
-export interface StateAccess {
+export interface StateHandle {
   /** Runs `fn` on the current state. */
   read<T>(fn: (state: StoreState) => T): Promise<T>;
   /** Applies a change to the state and makes it durable; undoes it when that fails. */
@@ -30,13 +23,13 @@ export class StateSpace implements Space {
   readonly namespace: string;
   readonly kind: StoreKind;
   readonly historySize: number;
-  readonly #access: StateAccess;
+  readonly #state: StateHandle;
 
-  constructor(options: { namespace: string; kind: StoreKind; historySize: number; access: StateAccess }) {
+  constructor(options: { namespace: string; kind: StoreKind; historySize: number; state: StateHandle }) {
     this.namespace = options.namespace;
     this.kind = options.kind;
     this.historySize = options.historySize;
-    this.#access = options.access;
+    this.#state = options.state;
   }
 
   readTree<T>(sessionId: string, fn: (tree: TaskTree | undefined) => T): Promise<T> {
@@ -45,7 +38,7 @@ export class StateSpace implements Space {
 
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options: TreeChangeOptions = { tool: "store" },
   ): Promise<TreeUpdate<T>> {
     const historySize = this.historySize;
@@ -84,11 +77,11 @@ export class StateSpace implements Space {
   }
 
   #read<T>(fn: (space: SpaceState) => T): Promise<T> {
-    return this.#access.read((state) => fn(state.space(this.namespace)));
+    return this.#state.read((state) => fn(state.space(this.namespace)));
   }
 
   #mutate<T>(apply: (space: SpaceState) => Applied<T>): Promise<T> {
-    return this.#access.mutate((state) => apply(state.space(this.namespace)));
+    return this.#state.mutate((state) => apply(state.space(this.namespace)));
   }
 }
 

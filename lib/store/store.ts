@@ -7,14 +7,14 @@
  * `DomainError`, in which case nothing is kept. A returned promise resolves only after the change
  * is durable in the store (the reply waits for it).
  */
-import type { HistoryView } from "../domain/history.ts";
-import type { HistoryEntry } from "../domain/history_entry.ts";
+import type { HistoryContext, HistoryPage, TreeChangeOptions, TreeUpdate } from "../domain/history.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { fail } from "../domain/errors.ts";
 import { isNamespace, NAMESPACE_RULE } from "../domain/schemas.ts";
-import type { StoreDocument, StoreState } from "./state.ts";
+import type { StoreDocument } from "./file_format.ts";
+import type { StoreState } from "./state.ts";
 
 /** Which implementation a store is (reported by `/healthz`). */
 export type StoreKind = "memory" | "file" | "kv";
@@ -23,31 +23,6 @@ export type StoreKind = "memory" | "file" | "kv";
 export interface StoreOptions {
   /** History entries kept per session (`HISTORY_SIZE`, default in `DEFAULTS`); 0 keeps none. */
   historySize?: number;
-}
-
-/** What a change to a session's tree answered, and the session's revision after it. */
-export interface TreeUpdate<T> {
-  result: T;
-  /** The new revision; the current one when the change changed nothing. */
-  revision: number;
-}
-
-/** How a change is recorded in the session's history (README "History and undo"). */
-export interface TreeChangeOptions {
-  /** The tool that made the change, shown by `task_history`. */
-  tool: string;
-  /** Pass the change the deltas of the revisions after this one (what a restore replays). */
-  undoTo?: number;
-}
-
-/** A session's history as `task_history` shows it. */
-export interface HistoryPage {
-  /** The session's current revision (0: never changed). */
-  revision: number;
-  /** The oldest revision kept; undefined when none is. */
-  oldest: number | undefined;
-  /** The newest entries first, at most the limit asked for. */
-  entries: HistoryEntry[];
 }
 
 /** One namespace's data: everything tools read and change. Two spaces never see each other's data. */
@@ -67,7 +42,7 @@ export interface Space {
    */
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options?: TreeChangeOptions,
   ): Promise<TreeUpdate<T>>;
   /** The session's revision and its newest `limit` history entries. */

@@ -11,7 +11,8 @@ import { DomainError, fail } from "../domain/errors.ts";
 import { checkTreeShape } from "../domain/limits.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
-import { type SpaceDocument, StoreState, validateStoreFile } from "./state.ts";
+import { type SpaceDocument, stateFromFile, validateStoreFile } from "./file_format.ts";
+import { StoreState } from "./state.ts";
 import type { NamespaceOption, Store } from "./store.ts";
 import { DEFAULT_SESSION } from "../domain/names.ts";
 
@@ -83,7 +84,7 @@ export function parseImport(text: string): ParsedImport {
       tasks += checkTreeShape(roots, { existing: 0, where: `${where}Session "${id}": ` });
     }
   }
-  const { state, repairs } = StoreState.fromFile(parsed.data);
+  const { state, repairs } = stateFromFile(parsed.data);
   const counts = { sessions: 0, tasks, works: 0, progress: 0 };
   const namespaces = state.namespaces();
   for (const namespace of namespaces) {

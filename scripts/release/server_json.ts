@@ -11,7 +11,7 @@
  * `server.json` in the current directory. Exit 1 with the reason, writing nothing, on a bad
  * argument or an assets folder without bundles.
  */
-import { toHex } from "../../lib/access/credential.ts";
+import { toHex } from "../../lib/auth/credential.ts";
 import { BINARY_NAME, DESCRIPTION, projectVersion, USER_SETTINGS } from "./settings.ts";
 import { tagMismatch } from "./version.ts";
 

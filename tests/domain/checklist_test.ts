@@ -5,7 +5,7 @@ import { LIMITS } from "../../lib/domain/limits.ts";
 import { completeTask, createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
 import { renderTree } from "../../lib/domain/tree_text.ts";
-import { idsInOrder, recount, refuses, run, snapshot, statuses, task, treeOf } from "./helpers.ts";
+import { idsInOrder, recount, refuses, run, snapshot, statuses, task, treeOf } from "../support/trees.ts";
 
 /** a (a1, a2 (a2x, a2y)), b — with a1 done and a2x in progress. */
 function sample(): TaskTree {

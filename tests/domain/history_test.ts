@@ -6,10 +6,12 @@ import {
   checkRestorable,
   type Delta,
   DeltaSchema,
+  historyEntry,
   keepLast,
   pastRoots,
   recordChange,
   type RecordedChange,
+  RecordedChangeSchema,
   restoreTree,
   summarize,
 } from "../../lib/domain/history.ts";
@@ -17,8 +19,8 @@ import { invariantViolations } from "../../lib/domain/invariants.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, deleteTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { command, newTask, runCommand } from "./commands.ts";
-import { isCode, recount } from "./helpers.ts";
+import { command, newTask, runCommand } from "../support/tree_commands.ts";
+import { isCode, recount } from "../support/trees.ts";
 
 /** Runs `fn` as a store does and returns what it recorded. */
 function change(tree: TaskTree, fn: (t: TaskTree) => unknown): Delta {
@@ -87,6 +89,24 @@ Deno.test("a create records the new ids and the list they joined, not their cont
   assert.deepEqual(delta.sort(byId), [{ id: "d", f: null }, { id: "plan", k: ["a", "b", "c"] }]);
   assert.equal(DeltaSchema.parse(delta).length, 2);
   assert.equal(summarize(tree, delta), 'added 1: "Docs"');
+});
+
+Deno.test("historyEntry: the one history entry of a change, with its revision, time, tool, summary and delta", () => {
+  const tree = plan();
+  const delta = change(tree, (t) => createTask(t, { id: "d", name: "Docs", parentId: "plan" }));
+  const entry = historyEntry(tree, delta, {
+    revision: 4,
+    tool: "create_task",
+    at: "2026-11-26T07:00:00.000Z",
+  });
+  assert.deepEqual(entry, {
+    revision: 4,
+    at: "2026-11-26T07:00:00.000Z",
+    tool: "create_task",
+    summary: 'added 1: "Docs"',
+    delta,
+  });
+  assert.deepEqual(RecordedChangeSchema.parse(entry), entry);
 });
 
 Deno.test("a delete records every removed task as it was", () => {

@@ -1,7 +1,7 @@
 /** The shape limits, checked in one walk for tool calls and imports alike. */
 import assert from "node:assert/strict";
 import { checkTreeShape, jsonDepth, LIMITS, type ShapeNode } from "../../lib/domain/limits.ts";
-import { isCode } from "./helpers.ts";
+import { isCode } from "../support/trees.ts";
 
 function chain(levels: number): ShapeNode {
   return levels === 1 ? { id: `d${levels}` } : { id: `d${levels}`, tasks: [chain(levels - 1)] };

@@ -10,8 +10,8 @@ import { taskTable } from "../../lib/domain/task_table.ts";
 import type { NewTask } from "../../lib/domain/schemas.ts";
 import { createTask, nextTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { apply, type Command, command, newTask } from "./commands.ts";
-import { recount, snapshot } from "./helpers.ts";
+import { apply, type Command, command, newTask } from "../support/tree_commands.ts";
+import { recount, snapshot } from "../support/trees.ts";
 
 /** A capped table of the tree: the focus path shown, rows shown and "... N more" counts add up. */
 function assertTableComplete(tree: TaskTree, step: string): void {

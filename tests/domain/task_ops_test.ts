@@ -12,7 +12,7 @@ import {
   updateTask,
 } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { idsInOrder, recount, refuses, run, snapshot, statuses, task, treeOf } from "./helpers.ts";
+import { idsInOrder, recount, refuses, run, snapshot, statuses, task, treeOf } from "../support/trees.ts";
 
 /** root R with children A (A1, A2 (A2a, A2b)) and B; a second root S. All todo. */
 function plan(): TaskTree {

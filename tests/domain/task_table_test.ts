@@ -4,7 +4,7 @@ import { taskTable } from "../../lib/domain/task_table.ts";
 import type { Task, TaskStatus } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { run, task } from "./helpers.ts";
+import { run, task } from "../support/trees.ts";
 
 interface Row {
   task: string;

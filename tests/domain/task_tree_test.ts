@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
 import { derivedStatus, heightOf } from "../../lib/domain/task_tree.ts";
-import { isCode, recount, snapshot, task, treeOf } from "./helpers.ts";
+import { isCode, recount, snapshot, task, treeOf } from "../support/trees.ts";
 
 function sample(): TaskTree {
   const tree = treeOf(task("a", task("a1"), task("a2", task("a2x"))), task("b"));

@@ -22,7 +22,7 @@ import {
 import { type TaskTree, TaskTree as Tree } from "../../lib/domain/task_tree.ts";
 import { type Actor, claimAgainst, unfinishedBlockers } from "../../lib/domain/team.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { snapshot as fullSnapshot } from "./helpers.ts";
+import { snapshot as fullSnapshot } from "../support/trees.ts";
 
 /** Everything observable about a tree; the leaves in progress as a set (their order is no state). */
 function snapshot(tree: TaskTree) {

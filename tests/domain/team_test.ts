@@ -15,7 +15,7 @@ import {
 import type { Actor } from "../../lib/domain/team.ts";
 import { renderSession } from "../../lib/domain/tree_text.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
-import { refuses, run, task } from "./helpers.ts";
+import { refuses, run, task } from "../support/trees.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 const MIN = 60_000;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/domain/schemas.ts";
-import { StoreDocumentSchema } from "../../lib/store/state.ts";
+import { StoreDocumentSchema } from "../../lib/store/file_format.ts";
 import { fails, ok, spawnStdio } from "../support/harness.ts";
 import { runMain } from "../support/server_process.ts";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Client } from "../support/sdk_client.ts";
 import { call, connectInMemory, fails, ok, textOf } from "../support/harness.ts";
 import { recordingLogger } from "../support/logs.ts";
-import { isIsoTimestamp } from "./helpers.ts";
+import { isIsoTimestamp } from "../support/handoff.ts";
 
 interface ProgressOut {
   project: string;

@@ -9,7 +9,7 @@ import type { Task } from "../../lib/domain/schemas.ts";
 import { INSTRUCTIONS, instructionsFor } from "../../lib/mcp/server.ts";
 import type { Client } from "../support/sdk_client.ts";
 import { connectInMemory, ok } from "../support/harness.ts";
-import { recent, save } from "./helpers.ts";
+import { recent, save } from "../support/handoff.ts";
 
 function textOfResource(result: { contents: object[] }): string {
   const text = (result.contents[0] as { text?: unknown } | undefined)?.text;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { ok, spawnStdio } from "../support/harness.ts";
-import { recent, save } from "./helpers.ts";
+import { recent, save } from "../support/handoff.ts";
 
 Deno.test("works and progress survive a restart over stdio with FILE_PATH; a smaller capacity applies after it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "handoff-restart-" });

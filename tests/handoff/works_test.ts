@@ -9,7 +9,7 @@ import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { call, connectInMemory, fails, ok, textOf } from "../support/harness.ts";
 import { recordingLogger } from "../support/logs.ts";
-import { isIsoTimestamp, recent, recentDescriptions, save } from "./helpers.ts";
+import { isIsoTimestamp, recent, recentDescriptions, save } from "../support/handoff.ts";
 
 interface WorkDetail {
   workId: string;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Hono } from "hono";
-import { connectHttp, ENDPOINT, makeApp, openRawConnection, post, send, viaApp } from "./http_support.ts";
+import { connectHttp, ENDPOINT, makeApp, openRawConnection, post, send, viaApp } from "../support/http.ts";
 import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
 import { ConnectionPool } from "../../lib/http/connections.ts";

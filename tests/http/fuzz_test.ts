@@ -13,8 +13,8 @@ import { spawnChild } from "../support/processes.ts";
 import { mainCommand, spawnServer } from "../support/server_process.ts";
 import { messagesOf } from "../support/sse.ts";
 import { lines } from "../support/streams.ts";
-import { FUZZ_SEED, fuzzRuns } from "../mcp/fuzz_support.ts";
-import { connectHttp, initializeBody, MCP_HEADERS } from "./http_support.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
+import { connectHttp, initializeBody, MCP_HEADERS } from "../support/http.ts";
 
 const METHODS = [
   "initialize",

@@ -1,6 +1,6 @@
 /** The allow-list rules and the exposure check on their own. */
 import assert from "node:assert/strict";
-import { tokensMatch } from "../../lib/access/credential.ts";
+import { tokensMatch } from "../../lib/auth/credential.ts";
 import {
   allowLists,
   assertSafeExposure,

@@ -12,7 +12,7 @@ import { ROOT } from "../support/paths.ts";
 import { freePort } from "../support/processes.ts";
 import { serverEnv } from "../support/env.ts";
 import { spawnServer, startHttpProcess } from "../support/server_process.ts";
-import { initializeBody, MCP_HEADERS } from "./http_support.ts";
+import { initializeBody, MCP_HEADERS } from "../support/http.ts";
 
 /** Writes `raw` on a new connection and reads until the server closes it or `ms` pass. */
 async function exchange(

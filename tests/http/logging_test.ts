@@ -15,7 +15,7 @@ import {
   LoggingMessageNotificationSchema,
   makeApp,
   viaApp,
-} from "./http_support.ts";
+} from "../support/http.ts";
 
 interface LogMessage {
   level: string;

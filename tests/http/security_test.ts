@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { MAX_BODY_BYTES } from "../../lib/http/app.ts";
-import { initializeBody, makeApp, MCP_HEADERS, post, send } from "./http_support.ts";
+import { initializeBody, makeApp, MCP_HEADERS, post, send } from "../support/http.ts";
 
 const ping = { jsonrpc: "2.0", id: 7, method: "ping" };
 

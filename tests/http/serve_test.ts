@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ok } from "../support/harness.ts";
 import { freePort } from "../support/processes.ts";
 import { mainArgs, runToEnd, serveArgs, spawnServer } from "../support/server_process.ts";
-import { connectHttp } from "./http_support.ts";
+import { connectHttp } from "../support/http.ts";
 
 /** Sends a hand-written HTTP/1.1 request to 127.0.0.1 and returns the response's status code. */
 async function rawStatus(port: number, request: string): Promise<number> {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../../lib/config.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok } from "../support/harness.ts";
-import { connectHttp, ENDPOINT, initializeBody, makeApp, post, send, viaApp } from "./http_support.ts";
+import { connectHttp, ENDPOINT, initializeBody, makeApp, post, send, viaApp } from "../support/http.ts";
 import { spawnServer } from "../support/server_process.ts";
 
 Deno.test("stateless: two instances over one store answer one client as one server", async () => {

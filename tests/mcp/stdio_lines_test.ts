@@ -8,7 +8,7 @@ import { LIMITS } from "../../lib/domain/limits.ts";
 import { spawnChild } from "../support/processes.ts";
 import { mainCommand } from "../support/server_process.ts";
 import { lines } from "../support/streams.ts";
-import { initializeBody } from "../http/http_support.ts";
+import { initializeBody } from "../support/http.ts";
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { EFFECT_META_KEY } from "../../lib/domain/tool_effect.ts";
 import { ALL_TOOLS } from "../../lib/mcp/server.ts";
-import { effectOf } from "../../lib/view/changes.ts";
+import { effectOf } from "../../lib/render/changes.ts";
 import { call, connectInMemory, textOf } from "../support/harness.ts";
 import type { Client } from "../support/sdk_client.ts";
 

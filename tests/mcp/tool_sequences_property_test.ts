@@ -12,7 +12,7 @@ import { invariantViolations } from "../../lib/domain/invariants.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { connectInMemory, type ToolResult } from "../support/harness.ts";
 import { STORE_KINDS } from "../support/store_places.ts";
-import { FUZZ_SEED, fuzzRuns } from "./fuzz_support.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const session = fc.constantFrom("s1", "s2", "constructor");
 /** Mostly ids from a small pool (so calls meet each other's tasks), sometimes malformed ones. */

@@ -1,7 +1,7 @@
 /** Tool listings as a validating SDK client reads them: required fields, nested objects, errors. */
 import assert from "node:assert/strict";
 import { toolListing } from "../../lib/mcp/tool.ts";
-import { VIEW_TOOLS } from "../../lib/mcp/tools_view.ts";
+import { VIEW_TOOLS } from "../../lib/plan_view/server/plan_tools.ts";
 import { connectInMemory } from "../support/harness.ts";
 
 Deno.test("every output schema names its required fields, or error, at the top level", async () => {

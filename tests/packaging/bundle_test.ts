@@ -4,8 +4,8 @@
  * client over stdio (the plan view among its resources), and the dashboard over HTTP.
  */
 import assert from "node:assert/strict";
-import { PLAN_HTML } from "../../lib/app/assets/plan_html.ts";
-import { DASHBOARD_JS } from "../../lib/web/assets/client_js.ts";
+import { PLAN_HTML } from "../../lib/plan_view/assets/plan_html.ts";
+import { DASHBOARD_JS } from "../../lib/dashboard/assets/dashboard_js.ts";
 import { serverEnv } from "../support/env.ts";
 import { call } from "../support/harness.ts";
 import { CONFIG, ROOT } from "../support/paths.ts";

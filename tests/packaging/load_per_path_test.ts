@@ -47,9 +47,10 @@ Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document o
   assert.ok(project.includes("/lib/mcp/server.ts"), `the walk found the server: ${project.join(", ")}`);
   const forbidden = [
     /^\/lib\/http\//,
-    /^\/lib\/access\//,
-    /^\/lib\/web\//,
-    /^\/lib\/app\//,
+    /^\/lib\/auth\//,
+    /^\/lib\/dashboard\//,
+    /^\/lib\/plan_view\/(assets|browser)\//,
+    /^\/lib\/plan_view\/server\/plan_page\.ts$/,
     /^\/lib\/mcp\/sdk_http\.ts$/,
   ];
   assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);

@@ -10,9 +10,9 @@ import type { NewTask, Task } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, deleteTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import type { TaskTree } from "../../lib/domain/task_tree.ts";
 import { byRecency, saveWork, touchWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
-import { StoreState } from "../../lib/store/state.ts";
+import { stateFromFile } from "../../lib/store/file_format.ts";
 import type { Space } from "../../lib/store/store.ts";
-import { contract, dump, durable, shared } from "./contract.ts";
+import { contract, dump, durable, shared } from "../support/store_contract.ts";
 import { canonical } from "./fixtures/canonical.ts";
 
 /** A task input with `n` leaves under it, ids `${prefix}-${i}`. */
@@ -322,7 +322,7 @@ contract("export then import reproduces the store elsewhere", async (ctx) => {
       "old",
       (tree) => createTask(tree, { id: "gone", name: "Replaced by the import" }),
     );
-    const { state, repairs } = StoreState.fromFile(JSON.parse(JSON.stringify(doc)));
+    const { state, repairs } = stateFromFile(JSON.parse(JSON.stringify(doc)));
     assert.deepEqual(repairs, []);
     const option = ctx.namespace === "default" ? {} : { namespace: ctx.namespace };
     await targetStore.importState(state, option);

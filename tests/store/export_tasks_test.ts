@@ -3,7 +3,7 @@
  * format task-orchestrator reads, so a converted file can go back to it.
  */
 import assert from "node:assert/strict";
-import { StoreFileSchema } from "../../lib/store/state.ts";
+import { StoreFileSchema } from "../../lib/store/file_format.ts";
 import { runToEnd } from "../support/server_process.ts";
 
 const ORCHESTRATOR = [

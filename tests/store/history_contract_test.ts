@@ -12,9 +12,9 @@ import { LIMITS } from "../../lib/domain/limits.ts";
 import type { NewTask } from "../../lib/domain/schemas.ts";
 import { completeTask, createTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import type { TaskTree } from "../../lib/domain/task_tree.ts";
-import { StoreState } from "../../lib/store/state.ts";
+import { stateFromFile } from "../../lib/store/file_format.ts";
 import type { Space } from "../../lib/store/store.ts";
-import { contract, dump, durable, shared } from "./contract.ts";
+import { contract, dump, durable, shared } from "../support/store_contract.ts";
 
 /** Restores `revision` the way `restore_tasks` does. */
 function restore(store: Space, revision: number, sessionId = "s") {
@@ -211,7 +211,7 @@ contract(
     await store.updateTree("s", (t) => createTask(t, { id: "a", name: "A" }), { tool: "createTask" });
     const doc = await ctx.exportDocument(store);
     assert.equal("history" in doc, false);
-    const { state } = StoreState.fromFile(doc);
+    const { state } = stateFromFile(doc);
     await ctx.importState(store, state);
     assert.deepEqual(await store.readHistory("s", 5), { revision: 0, oldest: undefined, entries: [] });
     const next = await store.updateTree("s", (t) => startTask(t, "a"), { tool: "startTask" });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { DomainError } from "../../lib/domain/errors.ts";
 import { completeTask, createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
-import { StoreDocumentSchema } from "../../lib/store/state.ts";
+import { StoreDocumentSchema } from "../../lib/store/file_format.ts";
 import { StoreOpenError } from "../../lib/store/store.ts";
 
 async function tempDir(): Promise<AsyncDisposable & { path: string }> {

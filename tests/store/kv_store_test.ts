@@ -15,7 +15,7 @@ import { KV_LIMITS } from "../../lib/store/kv/commit.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { openStore } from "../../lib/store/open_store.ts";
-import { StoreState } from "../../lib/store/state.ts";
+import { stateFromFile } from "../../lib/store/file_format.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { canonical } from "./fixtures/canonical.ts";
 
@@ -303,7 +303,7 @@ Deno.test("kv store: an import too big for one commit is refused and changes not
     for (let i = 0; i < 1200; i++) {
       progress[`p${i}`] = upsertProgress(undefined, { project: `p${i}`, content: { i }, now: "t" });
     }
-    const { state } = StoreState.fromFile({ version: 1, sessions: { t: [] }, works: [], progress } as never);
+    const { state } = stateFromFile({ version: 1, sessions: { t: [] }, works: [], progress } as never);
     await assert.rejects(
       store.importState(state),
       (e) => e instanceof DomainError && e.code === "LIMIT_EXCEEDED",

@@ -10,10 +10,11 @@ import { upsertProgress } from "../../lib/domain/progress_doc.ts";
 import { createTask, startTask } from "../../lib/domain/task_ops.ts";
 import { byRecency, saveWork, type WorkEntry } from "../../lib/domain/work_lru.ts";
 import { KvStore } from "../../lib/store/kv/kv_store.ts";
+import { stateFromFile } from "../../lib/store/file_format.ts";
 import { StoreState } from "../../lib/store/state.ts";
 import type { Space } from "../../lib/store/store.ts";
 import { parseImport } from "../../lib/store/transfer.ts";
-import { storeContract } from "./contract.ts";
+import { storeContract } from "../support/store_contract.ts";
 
 function save(entries: Map<string, WorkEntry>, id: string, summary: string) {
   return saveWork(entries, {
@@ -194,7 +195,7 @@ storeContract(
     const one = await store.exportDocument({ namespace: "team-a" });
     assert.equal("namespaces" in one, false);
     assert.equal(one.sessions["s"]![0]!.name, "A of a");
-    const { state } = StoreState.fromFile(JSON.parse(JSON.stringify(one)));
+    const { state } = stateFromFile(JSON.parse(JSON.stringify(one)));
     await store.importState(state, { namespace: "team-c" });
     assert.equal((await seen(store.space("team-c"))).name, "A of a");
     assert.equal((await seen(store.space("team-c"))).revision, 0, "an import starts history again");

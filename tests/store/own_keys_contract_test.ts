@@ -9,7 +9,7 @@ import { parseProgressContent, upsertProgress } from "../../lib/domain/progress_
 import { createTask } from "../../lib/domain/task_ops.ts";
 import { exportStore, parseImport } from "../../lib/store/transfer.ts";
 import type { Space } from "../../lib/store/store.ts";
-import { contract, durable, storeContract } from "./contract.ts";
+import { contract, durable, storeContract } from "../support/store_contract.ts";
 import { connectInMemory, ok } from "../support/harness.ts";
 
 const KEYS = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];

@@ -3,14 +3,16 @@
  * namespace's key layout (layout.ts: no prefix for `default`, `["n", NAME]` for the others).
  * Everything runs in the store's queue (kv_store.ts), so the caches here see one operation at a time.
  */
-import type { HistoryView } from "../../domain/history.ts";
+import type { HistoryContext } from "../../domain/history.ts";
 import { type ProgressDoc, ProgressDocSchema } from "../../domain/progress_doc.ts";
 import { setOwn } from "../../domain/own_keys.ts";
 import { DEFAULT_NAMESPACE } from "../../domain/schemas.ts";
 import type { TaskTree } from "../../domain/task_tree.ts";
 import type { WorkEntry } from "../../domain/work_lru.ts";
-import type { SpaceDocument, SpaceState } from "../state.ts";
-import type { HistoryPage, Space, TreeChangeOptions, TreeUpdate } from "../store.ts";
+import type { SpaceDocument } from "../file_format.ts";
+import type { SpaceState } from "../state.ts";
+import type { HistoryPage, TreeChangeOptions, TreeUpdate } from "../../domain/history.ts";
+import type { Space } from "../store.ts";
 import { encodeJson, encodeRecord } from "./codec.ts";
 import { Commit } from "./commit.ts";
 import { type KvLayout, type KvPlace, namespaceLayout, newName, type SessionMeta } from "./layout.ts";
@@ -75,7 +77,7 @@ export class KvSpace implements Space {
 
   updateTree<T>(
     sessionId: string,
-    fn: (tree: TaskTree, history: HistoryView) => T,
+    fn: (tree: TaskTree, history: HistoryContext) => T,
     options: TreeChangeOptions = { tool: "store" },
   ): Promise<TreeUpdate<T>> {
     return this.#change(() => this.#sessions.update(sessionId, fn, options));

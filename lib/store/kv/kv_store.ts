@@ -27,13 +27,8 @@ import { ownObject } from "../../domain/own_keys.ts";
 import { DEFAULT_NAMESPACE, isNamespace } from "../../domain/schemas.ts";
 import { watchKvKeys } from "../change_feed.ts";
 import { Serial } from "../serial.ts";
-import {
-  sortNamespaces,
-  type SpaceDocument,
-  type SpaceState,
-  type StoreDocument,
-  type StoreState,
-} from "../state.ts";
+import type { SpaceDocument, StoreDocument } from "../file_format.ts";
+import { sortNamespaces, type SpaceState, type StoreState } from "../state.ts";
 import { Spaces } from "../state_space.ts";
 import { type NamespaceOption, type Store, StoreOpenError, type StoreOptions } from "../store.ts";
 import { Commit } from "./commit.ts";

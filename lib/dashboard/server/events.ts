@@ -1,0 +1,275 @@
+/**
+ * The dashboard's live updates: one server-sent event stream per open page, for one namespace, fed
+ * by the store's change feed. A change to that namespace sends `event: change` with the namespace's
+ * counter (changes in a burst fold into one event); a page then reads the view again. A change to
+ * another namespace sends nothing, so a stream tells nobody when other tenants work.
+ *
+ * The store's feed says only that something changed. So after each burst of changes the hub reads
+ * a signature of every namespace that has open streams (`signature`: a hash of its data) and wakes
+ * the streams of those whose signature moved.
+ *
+ * Bounded: at most `maxStreams` open streams, shared fairly among credentials (lib/auth/fair_share.ts:
+ * a credential at its share, or any when the cap is full, gives up its own oldest stream; one that
+ * holds none while the cap is full gets 503); a heartbeat comment every `heartbeatMs` so proxies and
+ * dead peers are noticed; `endWhere` ends the streams of a revoked credential and `close()` all of them
+ * (at shutdown).
+ */
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { Credential } from "../../auth/credential.ts";
+import { admission } from "../../auth/fair_share.ts";
+import type { Logger } from "../../log.ts";
+import { sha256, toHex } from "../../auth/credential.ts";
+import type { Store } from "../../store/store.ts";
+import { DEFAULTS } from "../../config.ts";
+
+/** Subscribes to a store's changes: calls `onChange` after each; returns the unsubscribe function. */
+export type ChangeFeed = (onChange: () => void) => () => void;
+
+/** Options of {@link EventHub}. */
+export interface EventHubOptions {
+  /** The store's change feed; without one the streams only beat. */
+  feed?: ChangeFeed;
+  log: Logger;
+  /** Open streams allowed at once (default {@link DEFAULTS}.maxEventStreams). */
+  maxStreams?: number;
+  /** Open streams one credential may hold (`fairShare(maxStreams)` with access control on); all by default. */
+  share?: number;
+  /** Milliseconds between heartbeats (default {@link DEFAULTS}.heartbeatMs). */
+  heartbeatMs?: number;
+  /**
+   * A text that changes whenever the namespace's data changes ({@link namespaceSignature}); without
+   * it every change counts as a change of every namespace.
+   */
+  signature?: (namespace: string) => Promise<string>;
+}
+
+/** Who opens a stream, and for which namespace (one the credential may see; routes.ts checks). */
+export interface StreamScope {
+  credential: Credential;
+  namespace: string;
+}
+
+interface Stream extends StreamScope {
+  /** Set by `end()`, which may come before the stream's body has started. */
+  ended: boolean;
+  wake: () => void;
+  end: () => void;
+}
+
+/**
+ * What identifies the state of a namespace's data: the SHA-256 of its export (one consistent
+ * snapshot: trees, history, works, progress documents), so any change to it, an import included,
+ * moves it. One read of the namespace (about 3 ms for 1,000 sessions in memory or a JSON file, about
+ * 100 ms in Deno KV), made once per burst of changes for each namespace that has open streams.
+ */
+export async function namespaceSignature(store: Store, namespace: string): Promise<string> {
+  return toHex(sha256(JSON.stringify(await store.exportDocument({ namespace }))));
+}
+
+/** See the module doc. */
+export class EventHub {
+  readonly #log: Logger;
+  readonly #max: number;
+  readonly #share: number;
+  readonly #heartbeatMs: number;
+  readonly #signature: ((namespace: string) => Promise<string>) | undefined;
+  /** Open streams, oldest first. */
+  readonly #streams = new Set<Stream>();
+  /** Open streams per credential name. */
+  readonly #held = new Map<string, number>();
+  /** Changes seen per namespace (the `seq` a stream sends). */
+  readonly #seq = new Map<string, number>();
+  /** The last signature read per namespace with open streams. */
+  readonly #signatures = new Map<string, string>();
+  readonly #unsubscribe: (() => void) | undefined;
+  #dirty = false;
+  #checking: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: EventHubOptions) {
+    this.#log = options.log;
+    this.#max = options.maxStreams ?? DEFAULTS.maxEventStreams;
+    this.#share = Math.min(options.share ?? this.#max, this.#max);
+    this.#heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
+    this.#signature = options.signature;
+    this.#unsubscribe = options.feed?.(() => this.notify());
+  }
+
+  /** Open streams now. */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** Open streams of `credential` now. */
+  heldBy(credential: Credential): number {
+    return this.#held.get(credential.name) ?? 0;
+  }
+
+  /** Tells the hub that something changed: the namespaces it changed get a change event. */
+  notify(): void {
+    this.#dirty = true;
+    this.#checking ??= this.#check().finally(() => (this.#checking = undefined));
+  }
+
+  /**
+   * Answers an event-stream request of `scope`: a stream (after closing the credential's own oldest
+   * one when it is at its share, or the cap is full), or 503 when the cap is full of other credentials'
+   * streams.
+   */
+  open(c: Context, scope: StreamScope): Response {
+    if (this.#closed || !this.#admit(scope.credential)) {
+      c.header("Retry-After", "5");
+      return c.json(
+        { error: { code: "UNAVAILABLE", message: "Too many open dashboards; try again shortly." } },
+        503,
+      );
+    }
+    c.header("Cache-Control", "no-store");
+    c.header("X-Accel-Buffering", "no");
+    let wake = () => {};
+    const stream: Stream = {
+      ...scope,
+      ended: false,
+      wake: () => wake(),
+      end: () => {
+        stream.ended = true;
+        wake();
+      },
+    };
+    this.#add(stream);
+    const { namespace } = scope;
+    return streamSSE(c, async (sse) => {
+      let pending: Promise<void> = new Promise((resolve) => (wake = resolve));
+      const arm = () => (pending = new Promise((resolve) => (wake = resolve)));
+      sse.onAbort(() => stream.end());
+      const beat = setInterval(() => {
+        sse.write(": ping\n\n").catch(() => stream.end());
+      }, this.#heartbeatMs);
+      try {
+        await this.#baseline(namespace);
+        let sent = this.#seq.get(namespace) ?? 0;
+        if (!stream.ended) {
+          await sse.writeSSE({ event: "ready", data: JSON.stringify({ seq: sent }), retry: 1000 });
+        }
+        while (!stream.ended) {
+          await pending;
+          arm();
+          if (stream.ended || sse.aborted || sse.closed) break;
+          const seq = this.#seq.get(namespace) ?? 0;
+          if (seq === sent) continue;
+          sent = seq;
+          await sse.writeSSE({ event: "change", data: JSON.stringify({ seq }) });
+        }
+      } finally {
+        clearInterval(beat);
+        this.#remove(stream);
+        await sse.close().catch(() => {});
+      }
+    }, (error) => {
+      this.#log.debug("event stream ended", { error: error.message });
+      return Promise.resolve();
+    });
+  }
+
+  /** Ends every open stream whose credential `refused` names (a revoked token); returns how many. */
+  endWhere(refused: (credential: Credential) => boolean): number {
+    let ended = 0;
+    for (const stream of [...this.#streams]) {
+      if (!refused(stream.credential)) continue;
+      this.#log.warn("event stream ended: its credential was revoked", {
+        credential: stream.credential.name,
+      });
+      this.#remove(stream);
+      stream.end();
+      ended++;
+    }
+    return ended;
+  }
+
+  /** Ends every stream and stops listening to the feed; later requests get 503. */
+  close(): void {
+    this.#closed = true;
+    this.#unsubscribe?.();
+    for (const stream of [...this.#streams]) {
+      this.#remove(stream);
+      stream.end();
+    }
+  }
+
+  /** Makes room for one more stream of `credential` (its own oldest goes); false: refuse it. */
+  #admit(credential: Credential): boolean {
+    for (;;) {
+      const verdict = admission({
+        held: this.heldBy(credential),
+        total: this.#streams.size,
+        share: this.#share,
+        cap: this.#max,
+      });
+      if (verdict === "admit") return true;
+      const own = [...this.#streams].find((s) => s.credential.name === credential.name);
+      if (verdict === "refuse" || !own) {
+        this.#log.warn("refused event stream: too many open", {
+          credential: credential.name,
+          open: this.#streams.size,
+          max: this.#max,
+        });
+        return false;
+      }
+      this.#log.warn("event stream quota: ended the credential's oldest stream", {
+        credential: credential.name,
+        share: this.#share,
+        max: this.#max,
+      });
+      this.#remove(own);
+      own.end();
+    }
+  }
+
+  #add(stream: Stream): void {
+    this.#streams.add(stream);
+    const name = stream.credential.name;
+    this.#held.set(name, (this.#held.get(name) ?? 0) + 1);
+  }
+
+  /** Forgets a stream (idempotent); a namespace without streams is no longer watched. */
+  #remove(stream: Stream): void {
+    if (!this.#streams.delete(stream)) return;
+    const name = stream.credential.name;
+    const held = (this.#held.get(name) ?? 1) - 1;
+    if (held > 0) this.#held.set(name, held);
+    else this.#held.delete(name);
+    if (![...this.#streams].some((s) => s.namespace === stream.namespace)) {
+      this.#signatures.delete(stream.namespace);
+    }
+  }
+
+  /** Reads the namespace's signature when it has none yet, so the first change is told from no change. */
+  async #baseline(namespace: string): Promise<void> {
+    if (!this.#signature || this.#signatures.has(namespace)) return;
+    const signature = await this.#signature(namespace).catch(() => undefined);
+    if (signature !== undefined && !this.#signatures.has(namespace)) {
+      this.#signatures.set(namespace, signature);
+    }
+  }
+
+  /** After changes: wakes the streams of each namespace whose signature moved (all, without signatures). */
+  async #check(): Promise<void> {
+    while (this.#dirty) {
+      this.#dirty = false;
+      const namespaces = new Set([...this.#streams].map((s) => s.namespace));
+      for (const namespace of namespaces) {
+        if (this.#signature) {
+          const signature = await this.#signature(namespace).catch((error) => {
+            this.#log.debug("event stream: reading a namespace's signature failed", { namespace, error });
+            return undefined;
+          });
+          if (signature === undefined || signature === this.#signatures.get(namespace)) continue;
+          this.#signatures.set(namespace, signature);
+        }
+        this.#seq.set(namespace, (this.#seq.get(namespace) ?? 0) + 1);
+        for (const stream of this.#streams) if (stream.namespace === namespace) stream.wake();
+      }
+    }
+  }
+}

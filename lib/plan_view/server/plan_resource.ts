@@ -1,0 +1,90 @@
+/**
+ * The plan view for chat clients (MCP Apps, SEP-1865): the resource `ui://checklist/plan.html`, one
+ * self-contained HTML document (lib/plan_view), and the `_meta.ui` that ties tools to it.
+ *
+ * Registered with the official helpers of `@modelcontextprotocol/ext-apps/server`. Clients without
+ * the extension see one more resource and a `_meta` on some tools, nothing else: replies are
+ * unchanged. The view-only tools (plan_tools.ts) are listed only to clients that announce the
+ * extension, so a model never sees them; any client may call them (they only read).
+ */
+import {
+  EXTENSION_ID,
+  getUiCapability,
+  registerAppResource,
+  RESOURCE_MIME_TYPE,
+} from "../../mcp/apps_extension.ts";
+import type { ToolGroup } from "../../config.ts";
+import type { McpServer, Resource, Tool } from "../../mcp/sdk.ts";
+import { type ToolDef, toolListing } from "../../mcp/tool.ts";
+
+/** URI of the plan view. */
+export const PLAN_VIEW_URI = "ui://checklist/plan.html";
+/** Its MIME type: HTML for an MCP App. */
+export const PLAN_VIEW_MIME: string = RESOURCE_MIME_TYPE;
+/** The extension's id in client capabilities (`capabilities.extensions`). */
+export const UI_EXTENSION: string = EXTENSION_ID;
+
+/** The groups whose tools show the plan view. */
+export const VIEW_GROUPS: readonly ToolGroup[] = ["tasks", "checklist", "history"];
+
+/** The content security policy the view needs: no domain at all (everything is inline). */
+const CSP = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
+
+/** Whether the enabled groups include one that shows the view. */
+export function viewEnabled(groups: ReadonlySet<ToolGroup>): boolean {
+  return VIEW_GROUPS.some((group) => groups.has(group));
+}
+
+const META = { ui: { csp: CSP, prefersBorder: true } };
+// A variable, not a literal: the helper's config type misses the SDK's resource fields in Deno.
+const CONFIG = {
+  title: "Plan view",
+  description: "The session a task tool answered about, drawn in the chat (MCP Apps).",
+  mimeType: PLAN_VIEW_MIME,
+  _meta: META,
+};
+
+/** The view's `resources/list` entry (resources.ts lists it first). */
+export function planViewListing(): Resource {
+  return { uri: PLAN_VIEW_URI, name: "plan_view", ...CONFIG };
+}
+
+/** Registers the view's resource (listed by `resources/list`, read by `resources/read`). */
+export function registerPlanView(mcp: McpServer): void {
+  const meta = META;
+  registerAppResource(
+    mcp,
+    "plan_view",
+    PLAN_VIEW_URI,
+    CONFIG,
+    // The document (~400 KB of text) loads on its first read, not at every start.
+    async (uri) => {
+      const { PLAN_HTML } = await import("../assets/plan_html.ts");
+      return { contents: [{ uri: uri.href, mimeType: PLAN_VIEW_MIME, text: PLAN_HTML, _meta: meta }] };
+    },
+  );
+}
+
+/** Whether the connected client announced MCP Apps for HTML views. */
+export function clientShowsViews(capabilities: unknown): boolean {
+  const ui = getUiCapability(capabilities as Parameters<typeof getUiCapability>[0]);
+  return ui?.mimeTypes?.includes(PLAN_VIEW_MIME) ?? false;
+}
+
+const withView = new WeakMap<ToolDef, Tool>();
+
+/**
+ * A tool's `tools/list` entry with the view's `_meta.ui`: `resourceUri` for the tools of
+ * {@link VIEW_GROUPS}, `visibility: ["app"]` for the view's own tools; others as they are.
+ */
+export function viewListing(def: ToolDef): Tool {
+  const app = def.group === "view";
+  if (!app && !VIEW_GROUPS.includes(def.group as ToolGroup)) return toolListing(def);
+  let tool = withView.get(def);
+  if (!tool) {
+    const ui = app ? { resourceUri: PLAN_VIEW_URI, visibility: ["app"] } : { resourceUri: PLAN_VIEW_URI };
+    tool = { ...toolListing(def), _meta: { ui } };
+    withView.set(def, tool);
+  }
+  return tool;
+}

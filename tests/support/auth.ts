@@ -1,0 +1,116 @@
+/**
+ * Helpers of the access tests: a tokens file in a temporary directory, an app with an authenticator
+ * that records which namespace and access each MCP server was made for, the app served on a real
+ * loopback port, and MCP calls with a bearer token.
+ */
+import { type AccessSettings, Authenticator } from "../../lib/auth/authenticator.ts";
+import type { OAuthOptions } from "../../lib/auth/oauth.ts";
+import { RECHECK_MS, type TokenEntry } from "../../lib/auth/tokens_file.ts";
+import { sleep } from "./time.ts";
+import { createApp, type HttpConfig, type ServerScope } from "../../lib/http/app.ts";
+import type { Logger } from "../../lib/log.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { MemoryStore } from "../../lib/store/memory_store.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { connectHttp, viaApp } from "./http.ts";
+import { quietLogger } from "./logs.ts";
+import type { Hono } from "hono";
+
+/**
+ * A tokens file in a fresh temporary directory; `write` replaces its entries and returns once a
+ * server would have noticed (the file is checked at most every `RECHECK_MS`).
+ */
+export interface TokensFileHandle extends AsyncDisposable {
+  path: string;
+  write(entries: readonly TokenEntry[] | string): Promise<void>;
+}
+
+/** Writes `entries` to a new tokens file. */
+export async function tokensFile(entries: readonly TokenEntry[] | string): Promise<TokensFileHandle> {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-tokens-" });
+  const path = `${dir}/tokens.json`;
+  const write = (next: readonly TokenEntry[] | string) =>
+    Deno.writeTextFile(path, typeof next === "string" ? next : JSON.stringify(next, null, 2));
+  await write(entries);
+  return {
+    path,
+    write: async (next) => {
+      await write(next);
+      await sleep(RECHECK_MS + 20);
+    },
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+/** The hex SHA-256 of a secret, as the tokens file writes it after `sha256:` (WebCrypto, not our code). */
+export async function sha256Hex(secret: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** An app with access control, and the scopes its MCP servers were made for. */
+export interface AccessApp extends AsyncDisposable {
+  app: Hono;
+  store: Store;
+  auth: Authenticator;
+  /** One entry per MCP server made: its namespace and access. */
+  scopes: ServerScope[];
+  close(): Promise<void>;
+}
+
+/** An app over a memory store with the authenticator `settings` describe. */
+export async function accessApp(
+  settings: AccessSettings,
+  options: {
+    log?: Logger;
+    tuning?: Pick<OAuthOptions, "jwksCooldownMs" | "clockToleranceSec">;
+    store?: Store;
+    stateless?: boolean;
+    /** More of the HTTP configuration (`maxConnections`, …). */
+    config?: HttpConfig;
+    /** The dashboard's event streams: their cap and heartbeat. */
+    events?: { maxStreams?: number; heartbeatMs?: number };
+  } = {},
+): Promise<AccessApp> {
+  const log = options.log ?? quietLogger();
+  const auth = await Authenticator.fromSettings(settings, log, options.tuning);
+  if (!auth) throw new Error("accessApp needs an access setting");
+  const store = options.store ?? new MemoryStore();
+  const scopes: ServerScope[] = [];
+  const { app, close } = createApp({
+    store,
+    log,
+    access: auth,
+    config: { ...options.config, stateless: options.stateless },
+    events: options.events,
+    makeServer: (namespace, access) => {
+      scopes.push({ namespace: namespace ?? "default", access: access ?? "write" });
+      return createServer({ store, log, namespace, access });
+    },
+  });
+  return { app, store, auth, scopes, close, [Symbol.asyncDispose]: close };
+}
+
+/** An app served on a free loopback port (for clients that must reach it and an issuer alike). */
+export interface Served extends AsyncDisposable {
+  url: string;
+}
+
+/** Serves `app` on 127.0.0.1 (port chosen by the system). */
+export function serve(app: Hono): Served {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    [Symbol.asyncDispose]: async () => {
+      await server.shutdown();
+    },
+  };
+}
+
+/** A real SDK client over Streamable HTTP into the app (no socket), sending `Bearer token`. */
+export function connectWith(app: Hono, token: string, path = "/mcp") {
+  return connectHttp(`http://127.0.0.1:8585${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+    fetch: viaApp(app),
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * Helpers for the HTTP tests: a real SDK client driving a Hono app through `app.request()` (no
+ * socket), and raw JSON-RPC posts. Server processes, free ports and SSE replies: `tests/support/`.
+ */
+import assert from "node:assert/strict";
+import type { Hono } from "hono";
+import type { Authenticator } from "../../lib/auth/authenticator.ts";
+import { createApp, type HttpConfig } from "../../lib/http/app.ts";
+import type { Logger } from "../../lib/log.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { MemoryStore } from "../../lib/store/memory_store.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { quietLogger } from "./logs.ts";
+import { Client, StreamableHTTPClientTransport } from "./sdk_client.ts";
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { EmptyResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/** The MCP endpoint the in-process tests address (a loopback Host, so the guard lets it pass). */
+export const ENDPOINT = "http://127.0.0.1:8585/mcp";
+
+/** Headers of a well-formed MCP POST. */
+export const MCP_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** An initialize request body. */
+export function initializeBody(id: number | string = 1): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+  };
+}
+
+/** An app over a fresh memory store (unless given one), with its `close`. */
+export function makeApp(
+  config: HttpConfig = {},
+  options: { store?: Store; log?: Logger; now?: () => number; access?: Authenticator } = {},
+): { app: Hono; close: () => Promise<void>; store: Store } & AsyncDisposable {
+  const store = options.store ?? new MemoryStore();
+  const log = options.log ?? quietLogger();
+  const { app, close } = createApp({
+    store,
+    log,
+    config,
+    now: options.now,
+    access: options.access,
+    makeServer: (namespace, access) => createServer({ store, log, namespace, access }),
+  });
+  return { app, close, store, [Symbol.asyncDispose]: close };
+}
+
+/** Sends one request to the app (no socket). */
+export function send(app: Hono, init: RequestInit & { path?: string } = {}): Promise<Response> {
+  const { path = "/mcp", ...rest } = init;
+  return Promise.resolve(app.request(new URL(path, ENDPOINT).href, rest));
+}
+
+/** POSTs a JSON-RPC body (or raw text) with MCP headers plus `headers`, to `/mcp` unless `path` says otherwise. */
+export function post(
+  app: Hono,
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = "/mcp",
+): Promise<Response> {
+  return send(app, {
+    path,
+    method: "POST",
+    headers: { ...MCP_HEADERS, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** Opens a raw MCP connection on the app (initialize); returns its `Mcp-Session-Id`. */
+export async function openRawConnection(app: Hono, headers: Record<string, string> = {}): Promise<string> {
+  const response = await post(app, initializeBody(), headers);
+  assert.equal(response.status, 200, await response.clone().text());
+  const id = response.headers.get("mcp-session-id");
+  assert.ok(id, "initialize returned no Mcp-Session-Id");
+  await response.body?.cancel();
+  return id;
+}
+
+/** A connected SDK client; disposing closes it. */
+export interface ClientHandle extends AsyncDisposable {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+/**
+ * A real SDK client over Streamable HTTP. `fetch` defaults to the network; pass an app's
+ * `request` (see {@link viaApp}) to stay in-process.
+ */
+export async function connectHttp(
+  url: string,
+  options: { headers?: Record<string, string>; fetch?: typeof fetch } = {},
+): Promise<ClientHandle> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: options.headers ?? {} },
+    fetch: options.fetch,
+  });
+  const client = new Client({ name: "checklist-mcp-http-tests", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, transport, [Symbol.asyncDispose]: () => client.close() };
+}
+
+/** A `fetch` that hands every request to one of the apps, in turn (one app: always that one). */
+export function viaApp(...apps: Hono[]): typeof fetch {
+  let next = 0;
+  return (input, init) => {
+    const app = apps[next++ % apps.length]!;
+    const request = new Request(input, init);
+    return Promise.resolve(app.request(request));
+  };
+}
