@@ -94,14 +94,14 @@ const markDoneTool = defineTool({
         // Nothing marked: a refusal, so nothing (not even a new empty session) is kept.
         fail(
           result.failed[0]!.code,
-          result.failed.map((f) => `${f.taskId}: ${f.reason}`).join("; ") +
+          result.failed.map((f) => `${f.taskId}: ${withoutStop(f.reason)}`).join("; ") +
             ". Call get_all_tasks to see the tree.",
         );
       }
       return { ...result, tree: renderSession(t, ctx.now()) };
     }, { tool: "mark_task_as_done" });
     const lines = [`Marked done: ${marked.join(", ")}.`];
-    for (const f of failed) lines.push(`Failed ${f.taskId}: ${f.reason}.`);
+    for (const f of failed) lines.push(`Failed ${f.taskId}: ${withoutStop(f.reason)}.`);
     lines.push("", tree);
     return {
       text: lines.join("\n"),
@@ -124,3 +124,8 @@ export const CHECKLIST_TOOLS: ToolDef[] = [
   getAllTasksTool,
   markDoneTool,
 ] as unknown as ToolDef[];
+
+/** A reason without its closing full stop, so a sentence built around it ends with one. */
+function withoutStop(reason: string): string {
+  return reason.endsWith(".") ? reason.slice(0, -1) : reason;
+}

@@ -95,6 +95,7 @@ Deno.test("every team refusal returns its code through a real client and changes
           if (code === "CLAIMED") {
             assert.match(message, /agent "x" holds (it|"API" \(a\) inside it) until/, `${tool}: ${message}`);
           }
+          assert.doesNotMatch(message, /\.\./, `${tool}: one full stop ends each sentence: ${message}`);
           assert.deepEqual(
             await state(x.client),
             before,
