@@ -63,7 +63,10 @@ export function parseTokensFile(text: string, path: string): Held[] {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new Error(`AUTH_TOKENS_FILE ${path} is not valid JSON: ${(error as Error).message}`);
+    // V8's message may quote the text around the fault (a token written without quotes): keep only
+    // where the fault is.
+    const at = /at position \d+(?: \(line \d+ column \d+\))?/.exec((error as Error).message)?.[0];
+    throw new Error(`AUTH_TOKENS_FILE ${path} is not valid JSON${at ? ` (${at})` : ""}: check its syntax`);
   }
   const parsed = TokensFileSchema.safeParse(json);
   if (!parsed.success) {
