@@ -80,7 +80,7 @@ async function serveStdio(runtime: Runtime): Promise<string> {
   await server.connect(transport);
   // A failure to read stdin ends the input like its end does: say which it was.
   let failure: Error | undefined;
-  server.server.onerror = (error: Error) => {
+  server.onerror = (error: Error) => {
     failure ??= error;
     runtime.log.warn("stdio transport error", { error });
   };

@@ -22,7 +22,8 @@ import { RevocationWatch } from "../auth/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
-import { isInitializeRequest, type McpServer } from "../mcp/sdk.ts";
+import { isInitializeRequest } from "../mcp/sdk.ts";
+import type { ProtocolServer } from "../mcp/protocol_server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk_http.ts";
 import type { Store } from "../store/store.ts";
 import { createDashboard } from "../dashboard/server/routes.ts";
@@ -73,7 +74,7 @@ export interface AppOptions {
    * Makes a new MCP server for one connection (or, stateless, for one request) in a namespace
    * (`default` when absent), for a caller with this access (`write` when absent).
    */
-  makeServer: (namespace?: string, access?: AccessLevel) => McpServer;
+  makeServer: (namespace?: string, access?: AccessLevel) => ProtocolServer;
   config?: HttpConfig;
   /**
    * Access control (lib/auth); undefined: off, loopback only. Without it, `config.authToken`
@@ -266,7 +267,7 @@ function ownerOf(scope: McpScope): string {
 }
 
 /** Stateless: one server and transport for this request, closed once the reply has been sent. */
-async function answerAlone(server: McpServer, request: Request, body: unknown): Promise<Response> {
+async function answerAlone(server: ProtocolServer, request: Request, body: unknown): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     maxRequestBodySize: MAX_BODY_BYTES,

@@ -4,7 +4,7 @@
  * zod protocol at import (about 10 ms of every start) for helpers that are one line each. A test
  * (tests/mcp/apps_extension_test.ts) keeps these equal to the package's.
  */
-import type { McpServer, ReadResourceCallback, ResourceMetadata } from "./sdk.ts";
+import type { ProtocolServer, ReadResource } from "./protocol_server.ts";
 
 /** The extension's id in client capabilities (`capabilities.extensions`). */
 export const EXTENSION_ID = "io.modelcontextprotocol/ui";
@@ -23,13 +23,17 @@ export function getUiCapability(
   return capabilities?.extensions?.[EXTENSION_ID] as UiCapability | undefined;
 }
 
-/** Registers an MCP App's resource, {@link RESOURCE_MIME_TYPE} unless the config names another. */
+/**
+ * Registers an MCP App's resource for `resources/read`. The package's helper also lists it (with
+ * {@link RESOURCE_MIME_TYPE} unless the config names another); here every listing is the caller's
+ * (resources.ts pages them), and tests/mcp/apps_extension_test.ts keeps the plan view's listing
+ * equal to the helper's.
+ */
 export function registerAppResource(
-  mcp: McpServer,
+  mcp: ProtocolServer,
   name: string,
   uri: string,
-  config: ResourceMetadata,
-  read: ReadResourceCallback,
+  read: ReadResource,
 ): void {
-  mcp.registerResource(name, uri, { mimeType: RESOURCE_MIME_TYPE, ...config }, read);
+  mcp.registerResource(name, uri, read);
 }

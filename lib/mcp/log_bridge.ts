@@ -9,12 +9,8 @@
  * `debug` gets debug records even while stderr shows `info` and up.
  */
 import type { LogFields, Logger, LogLevel } from "../log.ts";
-import {
-  type LoggingLevel,
-  type LoggingMessageNotification,
-  type McpServer,
-  SetLevelRequestSchema,
-} from "./sdk.ts";
+import { type LoggingLevel, type LoggingMessageNotification, SetLevelRequestSchema } from "./sdk.ts";
+import type { ProtocolServer } from "./protocol_server.ts";
 
 /** MCP's levels, least to most severe (RFC 5424). */
 export const MCP_LOG_LEVELS: readonly LoggingLevel[] = [
@@ -52,13 +48,10 @@ export interface LogBridge {
   forRequest(channel: RequestChannel): Logger;
 }
 
-/**
- * Takes over `logging/setLevel` on `mcp` (the server must declare the `logging` capability; the
- * SDK's own handler keeps its level private) and returns the bridge.
- */
-export function bridgeLogs(mcp: McpServer, base: Logger): LogBridge {
+/** Answers `logging/setLevel` on `mcp` (which declares the `logging` capability) and returns the bridge. */
+export function bridgeLogs(mcp: ProtocolServer, base: Logger): LogBridge {
   let level: LoggingLevel = DEFAULT_CLIENT_LOG_LEVEL;
-  mcp.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  mcp.setRequestHandler(SetLevelRequestSchema, (request) => {
     level = request.params.level;
     return {};
   });

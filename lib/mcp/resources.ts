@@ -17,14 +17,8 @@ import type { Logger } from "../log.ts";
 import { isWellFormed } from "../domain/unicode.ts";
 import { linkableNames } from "../store/stored_names.ts";
 import type { Space } from "../store/store.ts";
-import {
-  completable,
-  ListResourcesRequestSchema,
-  McpError,
-  type McpServer,
-  type Resource,
-  ResourceTemplate,
-} from "./sdk.ts";
+import { ListResourcesRequestSchema, McpError, type Resource } from "./sdk.ts";
+import type { ProtocolServer } from "./protocol_server.ts";
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
@@ -61,7 +55,7 @@ export interface HandoffOptions {
 }
 
 /** Registers the resources, templates, completions and the `resume` prompt of the enabled groups. */
-export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
+export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): void {
   const { space, groups, workCacheSize } = options;
   const hasTasks = groups.has("tasks") || groups.has("checklist");
   const completeSession = async (value: string | undefined) => matching(await space.listSessions(), value);
@@ -73,36 +67,30 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
     );
 
   if (hasTasks) {
-    mcp.registerResource(
-      "session",
-      new ResourceTemplate("checklist://sessions/{sessionId}", {
-        list: undefined,
-        complete: { sessionId: completeSession },
-      }),
-      SESSION_META,
-      async (uri, variables) => {
+    mcp.registerTemplate("session", {
+      uriTemplate: "checklist://sessions/{sessionId}",
+      metadata: SESSION_META,
+      complete: { sessionId: completeSession },
+      read: async (uri, variables) => {
         const sessionId = variable(variables, "sessionId", SessionIdSchema);
         const tasks = await space.readTree(sessionId, (tree) => tree && structuredClone(tree.roots));
         if (!tasks) throw new McpError(RESOURCE_NOT_FOUND, `No session "${sessionId}"`, { uri: uri.href });
         return jsonContents(uri, { sessionId, tasks });
       },
-    );
+    });
   }
 
   if (groups.has("works")) {
-    mcp.registerResource(
-      "work",
-      new ResourceTemplate("checklist://works/{workId}", {
-        list: undefined,
-        complete: { workId: completeWork },
-      }),
-      {
+    mcp.registerTemplate("work", {
+      uriTemplate: "checklist://works/{workId}",
+      metadata: {
         title: "Saved work",
         description:
           "A saved work entry as JSON. Reading it does not count as use in the LRU (get_work_by_id does).",
         mimeType: JSON_TYPE,
       },
-      async (uri, variables) => {
+      complete: { workId: completeWork },
+      read: async (uri, variables) => {
         const workId = variable(variables, "workId", WorkIdSchema);
         const info = await space.readWorks((e) => {
           const entry = e.get(workId);
@@ -111,24 +99,21 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
         if (!info) throw new McpError(RESOURCE_NOT_FOUND, `No work "${workId}"`, { uri: uri.href });
         return jsonContents(uri, info);
       },
-    );
+    });
   }
 
   if (groups.has("progress")) {
-    mcp.registerResource(
-      "progress",
-      new ResourceTemplate("checklist://progress/{project}", {
-        list: undefined,
-        complete: { project: completeProject },
-      }),
-      PROGRESS_META,
-      async (uri, variables) => {
+    mcp.registerTemplate("progress", {
+      uriTemplate: "checklist://progress/{project}",
+      metadata: PROGRESS_META,
+      complete: { project: completeProject },
+      read: async (uri, variables) => {
         const project = variable(variables, "project", StoredProjectSchema);
         const doc = await space.readProgress(project);
         if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
         return jsonContents(uri, doc);
       },
-    );
+    });
   }
 
   if (hasTasks || groups.has("works") || groups.has("progress") || (options.fixed ?? []).length > 0) {
@@ -136,29 +121,23 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
   }
 
   if (groups.has("works") || groups.has("progress")) {
-    mcp.registerPrompt(
-      "resume",
-      {
-        title: "Resume work",
-        description:
-          "Everything needed to pick up work: the progress document, recent works and current tasks.",
-        argsSchema: {
-          project: completable(
-            ProjectSchema.refine(isWellFormed, LONE_SURROGATE).optional()
-              .describe(
-                "Project of the progress document",
-              ),
-            completeProject,
-          ),
-          sessionId: completable(
-            SessionIdSchema.refine(isWellFormed, LONE_SURROGATE).optional().describe(
-              "Task tree; default: that of the latest work",
-            ),
-            completeSession,
-          ),
+    mcp.registerPrompt("resume", {
+      title: "Resume work",
+      description:
+        "Everything needed to pick up work: the progress document, recent works and current tasks.",
+      arguments: {
+        project: {
+          schema: ProjectSchema.refine(isWellFormed, LONE_SURROGATE).optional()
+            .describe("Project of the progress document"),
+          complete: completeProject,
+        },
+        sessionId: {
+          schema: SessionIdSchema.refine(isWellFormed, LONE_SURROGATE).optional()
+            .describe("Task tree; default: that of the latest work"),
+          complete: completeSession,
         },
       },
-      async ({ project, sessionId }) => ({
+      get: async ({ project, sessionId }) => ({
         description: "Resume work",
         messages: [{
           role: "user",
@@ -168,7 +147,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
           },
         }],
       }),
-    );
+    });
   }
 }
 
@@ -179,7 +158,7 @@ export function registerHandoff(mcp: McpServer, options: HandoffOptions): void {
  * runs while names come and go still returns every name that stayed. A stored name that is not
  * well-formed Unicode has no URI: it is left out and logged once (lib/store/stored_names.ts).
  */
-function registerResourceList(mcp: McpServer, options: HandoffOptions): void {
+function registerResourceList(mcp: ProtocolServer, options: HandoffOptions): void {
   const { space, groups, workCacheSize } = options;
   const source = { store: options.root, namespace: space.namespace, log: options.log };
   const all = async (): Promise<Listed[]> => {
@@ -219,7 +198,7 @@ function registerResourceList(mcp: McpServer, options: HandoffOptions): void {
     }
     return out;
   };
-  mcp.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+  mcp.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     const after = request.params?.cursor === undefined ? undefined : readCursor(request.params.cursor);
     const rest = (await all()).filter((item) => after === undefined || compare(item, after) > 0).sort(
       compare,

@@ -7,14 +7,8 @@ import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import {
-  AjvJsonSchemaValidator,
-  ErrorCode,
-  type jsonSchemaValidator,
-  ListToolsRequestSchema,
-  McpError,
-  McpServer,
-} from "./sdk.ts";
+import { ErrorCode, ListToolsRequestSchema, McpError } from "./sdk.ts";
+import { ProtocolServer } from "./protocol_server.ts";
 import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import {
@@ -116,7 +110,7 @@ export interface ServerOptions {
 }
 
 /** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
-export function createServer(options: ServerOptions): McpServer {
+export function createServer(options: ServerOptions): ProtocolServer {
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const readOnly = options.access === "read";
   const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
@@ -128,10 +122,10 @@ export function createServer(options: ServerOptions): McpServer {
     !readOnly || t.annotations.readOnlyHint
   );
   const byName = new Map([...enabled, ...viewTools].map((t) => [t.name, t]));
-  const mcp = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, logging: {} },
+  const mcp = new ProtocolServer(SERVER_INFO, {
+    // `listChanged: true` as the SDK's McpServer declared it; the lists never change while connected.
+    capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: instructionsFor(groups),
-    jsonSchemaValidator: lazyValidator(),
   });
   const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
@@ -159,10 +153,10 @@ export function createServer(options: ServerOptions): McpServer {
     guardErrorReplies(transport, options.log);
     return connect(transport);
   };
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+  mcp.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       ...tools,
-      ...(clientShowsViews(mcp.server.getClientCapabilities()) ? viewTools : []),
+      ...(clientShowsViews(mcp.getClientCapabilities()) ? viewTools : []),
     ].map(viewListing),
   }));
   onToolCall(mcp, async (request, extra) => {
@@ -194,18 +188,4 @@ export function createServer(options: ServerOptions): McpServer {
     return result;
   });
   return mcp;
-}
-
-/**
- * The SDK builds an Ajv instance per server by default (~0.4 ms, paid on every stateless HTTP
- * request) only to check elicitation answers; this one builds it on first use.
- */
-function lazyValidator(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator(schema) {
-      ajv ??= new AjvJsonSchemaValidator();
-      return ajv.getValidator(schema);
-    },
-  };
 }

@@ -16,11 +16,10 @@ import {
   type CallToolResult,
   ErrorCode as RpcErrorCode,
   McpError,
-  type McpServer,
-  Protocol,
   type Tool,
   type ToolAnnotations,
 } from "./sdk.ts";
+import type { ProtocolServer, RequestExtra } from "./protocol_server.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -289,22 +288,18 @@ export interface ToolCall {
   arguments: unknown;
 }
 
-/** What the SDK passes a request handler besides the request (the log bridge needs its channel). */
-export type RequestExtra = Parameters<Parameters<McpServer["server"]["setRequestHandler"]>[1]>[1];
-
 const ToolCallRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown() });
 
 /**
- * Answers `tools/call` with `handler`. The SDK's own registration validates the whole request
- * first and answers arguments that are not an object with a JSON-RPC error holding a validator
- * dump; registered through the base protocol instead, only the tool name is checked here, and the
- * arguments reach {@link callTool}, which refuses them with one coded line.
+ * Answers `tools/call` with `handler`. Only the tool name is checked here (the SDK's `Server`
+ * checked the whole request and answered arguments that are not an object with a validator dump):
+ * the arguments reach {@link callTool}, which refuses bad ones with one coded line.
  */
 export function onToolCall(
-  mcp: McpServer,
+  mcp: ProtocolServer,
   handler: (call: ToolCall, extra: RequestExtra) => Promise<CallToolResult>,
 ): void {
-  Protocol.prototype.setRequestHandler.call(mcp.server, ToolCallRequestSchema, (request, extra) => {
+  mcp.setRequestHandler(ToolCallRequestSchema, (request, extra) => {
     const params = request.params as { name?: unknown; arguments?: unknown } | null | undefined;
     if (typeof params !== "object" || params === null || typeof params.name !== "string") {
       throw new McpError(
@@ -312,6 +307,6 @@ export function onToolCall(
         "tools/call needs params.name, a tool name from tools/list",
       );
     }
-    return handler({ name: params.name, arguments: params.arguments }, extra as RequestExtra);
+    return handler({ name: params.name, arguments: params.arguments }, extra);
   });
 }

@@ -39,7 +39,7 @@ async function staticGraph(roots: string[]): Promise<Set<string>> {
   return seen;
 }
 
-Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document or MCP Apps helper code", async () => {
+Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document, MCP Apps helper or SDK Server code", async () => {
   const graph = await staticGraph([MAIN, `${ROOT}/lib/mcp/stdio_transport.ts`]);
   const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
     s.slice(pathToFileURL(ROOT).href.length)
@@ -55,6 +55,16 @@ Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document o
   ];
   assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
   const packages = [...graph].filter((s) => s.startsWith("npm:"));
-  const heavy = [/hono/, /jose/, /@noble/, /ext-apps/, /webStandardStreamableHttp/, /oauth/];
+  // The SDK's `Server` and `McpServer` load Ajv at import (lib/mcp/protocol_server.ts says why).
+  const heavy = [
+    /hono/,
+    /jose/,
+    /@noble/,
+    /ext-apps/,
+    /webStandardStreamableHttp/,
+    /oauth/,
+    /ajv/,
+    /\/server\/(mcp|index)(\.js)?$/,
+  ];
   assert.deepEqual(packages.filter((s) => heavy.some((h) => h.test(s))), []);
 });

@@ -2,7 +2,7 @@
  * The plan view for chat clients (MCP Apps, SEP-1865): the resource `ui://checklist/plan.html`, one
  * self-contained HTML document (lib/plan_view), and the `_meta.ui` that ties tools to it.
  *
- * Registered with the official helpers of `@modelcontextprotocol/ext-apps/server`. Clients without
+ * Registered as `@modelcontextprotocol/ext-apps/server`'s helpers do (lib/mcp/apps_extension.ts). Clients without
  * the extension see one more resource and a `_meta` on some tools, nothing else: replies are
  * unchanged. The view-only tools (plan_tools.ts) are listed only to clients that announce the
  * extension, so a model never sees them; any client may call them (they only read).
@@ -14,7 +14,8 @@ import {
   RESOURCE_MIME_TYPE,
 } from "../../mcp/apps_extension.ts";
 import type { ToolGroup } from "../../config.ts";
-import type { McpServer, Resource, Tool } from "../../mcp/sdk.ts";
+import type { Resource, Tool } from "../../mcp/sdk.ts";
+import type { ProtocolServer } from "../../mcp/protocol_server.ts";
 import { type ToolDef, toolListing } from "../../mcp/tool.ts";
 
 /** URI of the plan view. */
@@ -36,7 +37,6 @@ export function viewEnabled(groups: ReadonlySet<ToolGroup>): boolean {
 }
 
 const META = { ui: { csp: CSP, prefersBorder: true } };
-// A variable, not a literal: the helper's config type misses the SDK's resource fields in Deno.
 const CONFIG = {
   title: "Plan view",
   description: "The session a task tool answered about, drawn in the chat (MCP Apps).",
@@ -50,13 +50,12 @@ export function planViewListing(): Resource {
 }
 
 /** Registers the view's resource (listed by `resources/list`, read by `resources/read`). */
-export function registerPlanView(mcp: McpServer): void {
+export function registerPlanView(mcp: ProtocolServer): void {
   const meta = META;
   registerAppResource(
     mcp,
     "plan_view",
     PLAN_VIEW_URI,
-    CONFIG,
     // The document (~400 KB of text) loads on its first read, not at every start.
     async (uri) => {
       const { PLAN_HTML } = await import("../assets/plan_html.ts");
