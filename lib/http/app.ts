@@ -22,7 +22,7 @@ import { RevocationWatch } from "../auth/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
-import { isInitializeRequest } from "../mcp/sdk.ts";
+import { isInitializeRequest } from "../mcp/request_schemas.ts";
 import type { ProtocolServer } from "../mcp/protocol_server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk_http.ts";
 import type { Store } from "../store/store.ts";

@@ -9,8 +9,8 @@ import {
   INVALID_REQUEST,
   type JsonRpcErrorReply,
   PARSE_ERROR,
+  RpcError,
 } from "./rpc_errors.ts";
-import { JSONRPCMessageSchema } from "./sdk.ts";
 import type { JSONRPCMessage } from "./sdk.ts";
 
 /**
@@ -37,8 +37,7 @@ export function checkMessage(value: unknown): { message: JSONRPCMessage } | { re
       ),
     };
   }
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return { message: parsed.data as JSONRPCMessage };
+  if (isMessage(value)) return { message: value };
   const id = (value as { id?: unknown } | null)?.id;
   return {
     refused: errorReply(
@@ -47,6 +46,57 @@ export function checkMessage(value: unknown): { message: JSONRPCMessage } | { re
       typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null,
     ),
   };
+}
+
+/**
+ * Whether `value` is a JSON-RPC 2.0 message as MCP has them: a request, a notification, a result or
+ * an error, with no other member. Checked by hand, not with the SDK's `JSONRPCMessageSchema` (its
+ * module builds every MCP schema at load); tests/mcp/jsonrpc_test.ts holds the two to the same
+ * answers over arbitrary values.
+ */
+export function isMessage(value: unknown): value is JSONRPCMessage {
+  if (!isObject(value) || value.jsonrpc !== "2.0") return false;
+  const has = (...members: string[]) => Object.keys(value).every((key) => members.includes(key));
+  if ("method" in value) {
+    if (typeof value.method !== "string" || !("params" in value ? isParams(value.params) : true)) {
+      return false;
+    }
+    return "id" in value
+      ? isId(value.id) && has("jsonrpc", "id", "method", "params")
+      : has("jsonrpc", "method", "params");
+  }
+  if ("result" in value) return isId(value.id) && isResult(value.result) && has("jsonrpc", "id", "result");
+  if ("error" in value) {
+    const error = value.error;
+    return (!("id" in value) || isId(value.id)) && isObject(error) && Number.isSafeInteger(error.code) &&
+      typeof error.message === "string" && has("jsonrpc", "id", "error");
+  }
+  return false;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is string | number {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
+
+/** A request's or notification's `params`: an object whose `_meta`, if any, is MCP's. */
+function isParams(value: unknown): boolean {
+  return isObject(value) && (!("_meta" in value) || isMeta(value._meta));
+}
+
+/** A result: an object whose `_meta`, if any, is MCP's. */
+function isResult(value: unknown): boolean {
+  return isObject(value) && (!("_meta" in value) || isMeta(value._meta));
+}
+
+function isMeta(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  if ("progressToken" in value && !isId(value.progressToken)) return false;
+  const task = value["io.modelcontextprotocol/related-task"];
+  return task === undefined || (isObject(task) && typeof task.taskId === "string");
 }
 
 /** What {@link guardErrorReplies} wraps: any SDK transport. */
@@ -77,16 +127,20 @@ export function guardErrorReplies(
   };
 }
 
+/** The reply to params a request's schema refused: {@link INVALID_PARAMS} naming the first field. */
+export function invalidParams(issue: { path: readonly PropertyKey[]; message: string }): RpcError {
+  return new RpcError(INVALID_PARAMS, invalidParamsText(issue));
+}
+
+function invalidParamsText(issue: { path: readonly unknown[]; message: string }): string {
+  const path = issue.path.filter((p, i) => !(i === 0 && p === "params")).map(String).join(".");
+  return `Invalid params: ${path === "" ? "params" : `\`${path}\``}: ${oneLine(issue.message)}`;
+}
+
 /** See {@link guardErrorReplies}. */
 export function plainError(error: { code: number; message: string }): { code: number; message: string } {
   const issue = validatorIssue(error.message);
-  if (issue) {
-    const path = issue.path.filter((p, i) => !(i === 0 && p === "params")).map(String).join(".");
-    return {
-      code: INVALID_PARAMS,
-      message: `Invalid params: ${path === "" ? "params" : `\`${path}\``}: ${oneLine(issue.message)}`,
-    };
-  }
+  if (issue) return { code: INVALID_PARAMS, message: invalidParamsText(issue) };
   if (error.code === INTERNAL_ERROR) {
     return { code: INTERNAL_ERROR, message: "Internal error; the server log has the details" };
   }

@@ -9,20 +9,12 @@
  * `debug` gets debug records even while stderr shows `info` and up.
  */
 import type { LogFields, Logger, LogLevel } from "../log.ts";
-import { type LoggingLevel, type LoggingMessageNotification, SetLevelRequestSchema } from "./sdk.ts";
+import type { LoggingLevel, LoggingMessageNotification } from "./sdk.ts";
+import { LOGGING_LEVELS, SetLevelRequestSchema } from "./request_schemas.ts";
 import type { ProtocolServer } from "./protocol_server.ts";
 
 /** MCP's levels, least to most severe (RFC 5424). */
-export const MCP_LOG_LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
+export const MCP_LOG_LEVELS: readonly LoggingLevel[] = LOGGING_LEVELS;
 
 /** The level a client gets until it sends `logging/setLevel`. */
 export const DEFAULT_CLIENT_LOG_LEVEL: LoggingLevel = "warning";

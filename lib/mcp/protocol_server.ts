@@ -1,46 +1,65 @@
 /**
- * One MCP server connection on the SDK's base `Protocol`: `initialize`, the capabilities, and the
- * resources, resource templates, prompts and completions this server registers. Tools, the
- * resource listing and `logging/setLevel` are plain request handlers (server.ts, resources.ts,
- * log_bridge.ts).
+ * One MCP server connection: the JSON-RPC exchange over a transport (requests answered in the
+ * order their handlers finish, cancellation, notifications tied to their request), `initialize`
+ * and the capabilities, and the resources, resource templates, prompts and completions this server
+ * registers. Tools, the resource listing and `logging/setLevel` are plain request handlers
+ * (server.ts, resources.ts, log_bridge.ts). The server only answers: it never sends a request.
  *
- * Why not the SDK's `Server` and `McpServer`: `Server` imports Ajv and ajv-formats at load, about
- * 80 CommonJS files that Deno resolves one by one through `require`, whether or not a validator is
- * ever built (only elicitation uses it, and this server never elicits). That was about a third of
- * a start over stdio. Everything here answers as those classes do (same results, same error codes
- * and messages; tests/mcp/protocol_server_test.ts holds the edges, the rest of the suite the rest).
+ * Why not the SDK's `Server` or `McpServer`, or its base `Protocol`: `Server` loads Ajv and
+ * ajv-formats (about 80 CommonJS files that Deno resolves one by one) and `Protocol` loads the SDK's
+ * `types.js` (several hundred zod schemas), zod 3 and zod-to-json-schema, whether or not they are
+ * used: together two thirds of a start over stdio. Everything here answers as those classes did
+ * (same results, error codes and messages); tests/mcp/protocol_server_test.ts holds the edges, and
+ * the rest of the suite talks to it through the SDK's own client.
  */
 import type { z } from "zod";
 import {
-  type ClientCapabilities,
+  CancelledNotificationSchema,
   CompleteRequestSchema,
   GetPromptRequestSchema,
-  type GetPromptResult,
-  type Implementation,
   InitializedNotificationSchema,
   InitializeRequestSchema,
   LATEST_PROTOCOL_VERSION,
   ListPromptsRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
-  mergeCapabilities,
-  Protocol,
+  PingRequestSchema,
   ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "./request_schemas.ts";
+import { INTERNAL_ERROR, INVALID_PARAMS, mcpError, METHOD_NOT_FOUND } from "./rpc_errors.ts";
+import { invalidParams } from "./jsonrpc.ts";
+import {
+  type ClientCapabilities,
+  type GetPromptResult,
+  type Implementation,
+  type JSONRPCMessage,
   type ReadResourceResult,
-  type RequestHandlerExtra,
   type Resource,
   type ServerCapabilities,
   type ServerNotification,
-  type ServerRequest,
-  type ServerResult,
-  SUPPORTED_PROTOCOL_VERSIONS,
+  type Transport,
   UriTemplate,
   type Variables,
 } from "./sdk.ts";
-import { INVALID_PARAMS } from "./rpc_errors.ts";
 
-/** What a request handler gets besides the request: its session, signal and notification channel. */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** A request as its handler gets it: the method and its checked params. */
+interface Incoming {
+  method: string;
+  params?: unknown;
+}
+
+/** What a request handler gets besides the request. */
+export interface RequestExtra {
+  /** Aborted when the client cancels the request or the connection closes. */
+  signal: AbortSignal;
+  requestId: string | number;
+  /** The transport's session (HTTP), if any. */
+  sessionId?: string | undefined;
+  /** Sends a notification tied to this request (on HTTP: on this request's own stream). */
+  sendNotification(notification: ServerNotification): Promise<void>;
+}
+
+type Handler = (request: Incoming, extra: RequestExtra) => unknown;
 
 /** A resource's listing fields besides its URI and name. */
 export type ResourceMetadata = Omit<Resource, "uri" | "name">;
@@ -94,16 +113,29 @@ export interface ProtocolServerOptions {
   instructions?: string;
 }
 
+/** The schema of a request or notification: an object whose `method` is one literal. */
+type MethodSchema = z.ZodObject<{ method: z.ZodLiteral<string>; params: z.ZodType }>;
+
+/** Which capability a request of each family needs (tasks and sampling are never declared). */
+const FAMILY_CAPABILITY: Record<string, keyof ServerCapabilities> = {
+  completion: "completions",
+  logging: "logging",
+  prompts: "prompts",
+  resources: "resources",
+  tools: "tools",
+};
+
 const EMPTY_COMPLETION = { completion: { values: [], hasMore: false } };
 
 /** An MCP server for one connection (or one stateless request). */
-export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
+export class ProtocolServer {
   readonly #info: Implementation;
   readonly #instructions: string | undefined;
-  // Not a `#` field: the base constructor registers `ping` before this class's fields exist, and
-  // that registration reads the capabilities (undefined then).
-  private serverCapabilities: ServerCapabilities | undefined;
+  #capabilities: ServerCapabilities;
   #clientCapabilities: ClientCapabilities | undefined;
+  #transport: Transport | undefined;
+  readonly #handlers = new Map<string, Handler>();
+  readonly #inFlight = new Map<string | number, AbortController>();
   readonly #resources = new Map<string, { name: string; read: ReadResource }>();
   readonly #templates = new Map<string, TemplateConfig & { template: UriTemplate }>();
   // deno-lint-ignore no-explicit-any
@@ -111,23 +143,32 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
 
   /** Called when the client says it is initialized. */
   oninitialized?: () => void;
+  /** Called once the transport has closed. */
+  onclose?: () => void;
+  /** Called with errors of the exchange that no reply can carry (a reply that could not be sent). */
+  onerror?: (error: Error) => void;
 
   constructor(info: Implementation, options: ProtocolServerOptions) {
-    super();
     this.#info = info;
-    this.serverCapabilities = options.capabilities;
+    this.#capabilities = options.capabilities;
     this.#instructions = options.instructions;
-    this.setRequestHandler(InitializeRequestSchema, (request) => {
-      this.#clientCapabilities = request.params.capabilities;
-      const asked = request.params.protocolVersion;
+    this.setRequestHandler(InitializeRequestSchema, ({ params }) => {
+      this.#clientCapabilities = params.capabilities as ClientCapabilities;
       return {
-        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
-        capabilities: this.serverCapabilities ?? {},
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion)
+          ? params.protocolVersion
+          : LATEST_PROTOCOL_VERSION,
+        capabilities: this.#capabilities,
         serverInfo: this.#info,
         ...(this.#instructions ? { instructions: this.#instructions } : {}),
       };
     });
-    this.setNotificationHandler(InitializedNotificationSchema, () => this.oninitialized?.());
+    this.setRequestHandler(PingRequestSchema, () => ({}));
+  }
+
+  /** The transport while connected. */
+  get transport(): Transport | undefined {
+    return this.#transport;
   }
 
   /** What the client announced at `initialize` (undefined before). */
@@ -137,8 +178,66 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
 
   /** Adds capabilities; only before connecting, as the client reads them at `initialize`. */
   registerCapabilities(capabilities: ServerCapabilities): void {
-    if (this.transport) throw new Error("Cannot register capabilities after connecting to a transport");
-    this.serverCapabilities = mergeCapabilities(this.serverCapabilities ?? {}, capabilities);
+    if (this.#transport) throw new Error("Cannot register capabilities after connecting to a transport");
+    this.#capabilities = { ...this.#capabilities, ...capabilities };
+  }
+
+  /**
+   * Answers requests of `schema`'s method with `handler`, given the request as the schema parsed
+   * it. Params the schema refuses are answered with {@link INVALID_PARAMS} naming the first field.
+   */
+  setRequestHandler<S extends MethodSchema>(
+    schema: S,
+    handler: (request: z.output<S>, extra: RequestExtra) => unknown,
+  ): void {
+    const method = schema.shape.method.value;
+    const capability = FAMILY_CAPABILITY[method.split("/")[0]!];
+    if (capability && !this.#capabilities[capability]) {
+      throw new Error(`Server does not declare the ${capability} capability (required for ${method})`);
+    }
+    this.#handlers.set(method, (request, extra) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) throw invalidParams(parsed.error.issues[0]!);
+      return handler(parsed.data, extra);
+    });
+  }
+
+  /** Takes over `transport` (its callbacks keep being called first) and starts it. */
+  async connect(transport: Transport): Promise<void> {
+    if (this.#transport) throw new Error("Already connected to a transport: use one server per connection");
+    this.#transport = transport;
+    const { onclose, onerror, onmessage } = transport;
+    transport.onclose = () => {
+      onclose?.();
+      this.#closed();
+    };
+    transport.onerror = (error) => {
+      onerror?.(error);
+      this.onerror?.(error);
+    };
+    transport.onmessage = (message, extra) => {
+      onmessage?.(message, extra);
+      this.#receive(message);
+    };
+    await transport.start();
+  }
+
+  /** Closes the transport; handlers still running are aborted and their answers dropped. */
+  async close(): Promise<void> {
+    await this.#transport?.close();
+  }
+
+  /** Sends a notification, tied to a request when `relatedRequestId` is given. */
+  async notification(
+    notification: ServerNotification,
+    options: { relatedRequestId?: string | number } = {},
+  ): Promise<void> {
+    const transport = this.#transport;
+    if (!transport) throw new Error("Not connected");
+    if (notification.method === "notifications/message" && !this.#capabilities.logging) {
+      throw new Error("Server does not declare the logging capability (required for notifications/message)");
+    }
+    await transport.send({ ...notification, jsonrpc: "2.0" } as JSONRPCMessage, options);
   }
 
   /**
@@ -164,50 +263,86 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
     this.#prompts.set(name, config);
   }
 
-  protected assertCapabilityForMethod(method: ServerRequest["method"]): void {
-    const client = this.#clientCapabilities;
-    const needs: Record<string, unknown> = {
-      "sampling/createMessage": client?.sampling,
-      "elicitation/create": client?.elicitation,
-      "roots/list": client?.roots,
+  #receive(message: JSONRPCMessage): void {
+    const m = message as { id?: string | number; method?: string; params?: unknown };
+    if (typeof m.method !== "string") {
+      // A response: this server sends no request, so nothing waits for one.
+      this.onerror?.(new Error(`Received a response to no request: ${JSON.stringify(message)}`));
+    } else if (m.id === undefined) {
+      this.#notified({ method: m.method, params: m.params });
+    } else {
+      this.#answer(m.id, { method: m.method, params: m.params });
+    }
+  }
+
+  #notified(notification: Incoming): void {
+    if (notification.method === "notifications/initialized") {
+      if (InitializedNotificationSchema.safeParse(notification).success) this.oninitialized?.();
+    } else if (notification.method === "notifications/cancelled") {
+      const parsed = CancelledNotificationSchema.safeParse(notification);
+      const { requestId, reason } = parsed.success ? parsed.data.params : {};
+      if (requestId !== undefined) this.#inFlight.get(requestId)?.abort(reason);
+    }
+    // Any other notification asks nothing of this server.
+  }
+
+  #answer(id: string | number, request: Incoming): void {
+    const transport = this.#transport;
+    const handler = this.#handlers.get(request.method);
+    const failed = (error: unknown) => this.onerror?.(new Error(`Failed to send a reply: ${error}`));
+    if (!handler) {
+      const reply = { jsonrpc: "2.0", id, error: { code: METHOD_NOT_FOUND, message: "Method not found" } };
+      transport?.send(reply as JSONRPCMessage).catch(failed);
+      return;
+    }
+    const controller = new AbortController();
+    this.#inFlight.set(id, controller);
+    const extra: RequestExtra = {
+      signal: controller.signal,
+      requestId: id,
+      sessionId: transport?.sessionId,
+      sendNotification: async (notification) => {
+        if (!controller.signal.aborted) await this.notification(notification, { relatedRequestId: id });
+      },
     };
-    if (method in needs && !needs[method]) throw new Error(`Client does not support ${method}`);
+    Promise.resolve()
+      .then(() => handler(request, extra))
+      .then(
+        async (result) => {
+          if (!controller.signal.aborted) {
+            await transport?.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage);
+          }
+        },
+        async (error) => {
+          if (controller.signal.aborted) return;
+          const { code, message, data } = (error ?? {}) as {
+            code?: unknown;
+            message?: unknown;
+            data?: unknown;
+          };
+          const reply = {
+            jsonrpc: "2.0",
+            id,
+            error: {
+              code: Number.isSafeInteger(code) ? code : INTERNAL_ERROR,
+              message: typeof message === "string" ? message : "Internal error",
+              ...(data !== undefined ? { data } : {}),
+            },
+          };
+          await transport?.send(reply as JSONRPCMessage);
+        },
+      )
+      .catch(failed)
+      .finally(() => {
+        if (this.#inFlight.get(id) === controller) this.#inFlight.delete(id);
+      });
   }
 
-  protected assertNotificationCapability(method: ServerNotification["method"]): void {
-    const capabilities = this.serverCapabilities;
-    const needs: Record<string, unknown> = {
-      "notifications/message": capabilities?.logging,
-      "notifications/resources/updated": capabilities?.resources,
-      "notifications/resources/list_changed": capabilities?.resources,
-      "notifications/tools/list_changed": capabilities?.tools,
-      "notifications/prompts/list_changed": capabilities?.prompts,
-    };
-    if (method in needs && !needs[method]) throw new Error(`Server does not support ${method}`);
-  }
-
-  protected assertRequestHandlerCapability(method: string): void {
-    // The base class registers `ping` before this class has set its capabilities.
-    const capabilities = this.serverCapabilities;
-    if (!capabilities) return;
-    const family = method.split("/")[0]!;
-    const needs: Record<string, unknown> = {
-      completion: capabilities.completions,
-      logging: capabilities.logging,
-      prompts: capabilities.prompts,
-      resources: capabilities.resources,
-      tools: capabilities.tools,
-      tasks: capabilities.tasks,
-    };
-    if (family in needs && !needs[family]) throw new Error(`Server does not support ${method}`);
-  }
-
-  protected assertTaskCapability(method: string): void {
-    throw new Error(`Server does not send task-augmented requests (${method})`);
-  }
-
-  protected assertTaskHandlerCapability(_method: string): void {
-    // Task-augmented requests are refused by capability: none is declared.
+  #closed(): void {
+    for (const controller of this.#inFlight.values()) controller.abort();
+    this.#inFlight.clear();
+    this.#transport = undefined;
+    this.onclose?.();
   }
 
   #readResources(): void {
@@ -220,12 +355,12 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
         ...t.metadata,
       })),
     }));
-    this.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+    this.setRequestHandler(ReadResourceRequestSchema, ({ params }, extra) => {
       let uri: URL;
       try {
-        uri = new URL(request.params.uri);
+        uri = new URL(params.uri);
       } catch {
-        throw new McpError(INVALID_PARAMS, `Invalid resource URI "${request.params.uri}": not a URI`);
+        throw mcpError(INVALID_PARAMS, `Invalid resource URI "${params.uri}": not a URI`);
       }
       const fixed = this.#resources.get(uri.toString());
       if (fixed) return fixed.read(uri, extra);
@@ -233,7 +368,7 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
         const variables = t.template.match(uri.toString());
         if (variables) return t.read(uri, variables, extra);
       }
-      throw new McpError(INVALID_PARAMS, `Resource ${uri} not found`);
+      throw mcpError(INVALID_PARAMS, `Resource ${uri} not found`);
     });
   }
 
@@ -251,10 +386,10 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
         })),
       })),
     }));
-    this.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-      const prompt = this.#prompts.get(request.params.name);
-      if (!prompt) throw new McpError(INVALID_PARAMS, `Prompt ${request.params.name} not found`);
-      const given: Record<string, unknown> = request.params.arguments ?? {};
+    this.setRequestHandler(GetPromptRequestSchema, async ({ params }, extra) => {
+      const prompt = this.#prompts.get(params.name);
+      if (!prompt) throw mcpError(INVALID_PARAMS, `Prompt ${params.name} not found`);
+      const given: Record<string, unknown> = params.arguments ?? {};
       const args: Record<string, unknown> = {};
       const problems: string[] = [];
       for (const [name, a] of Object.entries(prompt.arguments as Record<string, PromptArgument>)) {
@@ -268,31 +403,28 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
         }
       }
       if (problems.length > 0) {
-        throw new McpError(
-          INVALID_PARAMS,
-          `Invalid arguments for prompt ${request.params.name}: ${problems.join("\n")}`,
-        );
+        throw mcpError(INVALID_PARAMS, `Invalid arguments for prompt ${params.name}: ${problems.join("\n")}`);
       }
       return await prompt.get(args, extra);
     });
   }
 
   #complete(): void {
-    if (this.serverCapabilities?.completions) return;
+    if (this.#capabilities.completions) return;
     this.registerCapabilities({ completions: {} });
-    this.setRequestHandler(CompleteRequestSchema, async (request) => {
-      const { ref, argument } = request.params;
+    this.setRequestHandler(CompleteRequestSchema, async ({ params }) => {
+      const { ref, argument } = params;
       let complete: Complete | undefined;
       if (ref.type === "ref/prompt") {
         const prompt = this.#prompts.get(ref.name);
-        if (!prompt) throw new McpError(INVALID_PARAMS, `Prompt ${ref.name} not found`);
+        if (!prompt) throw mcpError(INVALID_PARAMS, `Prompt ${ref.name} not found`);
         complete = (prompt.arguments as Record<string, PromptArgument>)[argument.name]?.complete;
       } else {
         const template = [...this.#templates.values()].find((t) => t.template.toString() === ref.uri);
         if (!template) {
           // Completing a fixed resource's URI is not an error in the specification.
           if (this.#resources.has(ref.uri)) return EMPTY_COMPLETION;
-          throw new McpError(INVALID_PARAMS, `Resource template ${ref.uri} not found`);
+          throw mcpError(INVALID_PARAMS, `Resource template ${ref.uri} not found`);
         }
         complete = template.complete?.[argument.name];
       }

@@ -17,9 +17,10 @@ import type { Logger } from "../log.ts";
 import { isWellFormed } from "../domain/unicode.ts";
 import { linkableNames } from "../store/stored_names.ts";
 import type { Space } from "../store/store.ts";
-import { ListResourcesRequestSchema, McpError, type Resource } from "./sdk.ts";
+import type { Resource } from "./sdk.ts";
+import { ListResourcesRequestSchema } from "./request_schemas.ts";
 import type { ProtocolServer } from "./protocol_server.ts";
-import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
+import { INVALID_PARAMS, mcpError, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
 import { DEFAULT_SESSION } from "../domain/names.ts";
@@ -74,7 +75,7 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
       read: async (uri, variables) => {
         const sessionId = variable(variables, "sessionId", SessionIdSchema);
         const tasks = await space.readTree(sessionId, (tree) => tree && structuredClone(tree.roots));
-        if (!tasks) throw new McpError(RESOURCE_NOT_FOUND, `No session "${sessionId}"`, { uri: uri.href });
+        if (!tasks) throw mcpError(RESOURCE_NOT_FOUND, `No session "${sessionId}"`, { uri: uri.href });
         return jsonContents(uri, { sessionId, tasks });
       },
     });
@@ -96,7 +97,7 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
           const entry = e.get(workId);
           return entry && structuredClone(workInfo(entry));
         });
-        if (!info) throw new McpError(RESOURCE_NOT_FOUND, `No work "${workId}"`, { uri: uri.href });
+        if (!info) throw mcpError(RESOURCE_NOT_FOUND, `No work "${workId}"`, { uri: uri.href });
         return jsonContents(uri, info);
       },
     });
@@ -110,7 +111,7 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
       read: async (uri, variables) => {
         const project = variable(variables, "project", StoredProjectSchema);
         const doc = await space.readProgress(project);
-        if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
+        if (!doc) throw mcpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
         return jsonContents(uri, doc);
       },
     });
@@ -253,7 +254,7 @@ function readCursor(cursor: string): Pick<Listed, "rank" | "key"> {
     const [rank, key] = CursorSchema.parse(JSON.parse(text));
     return { rank, key };
   } catch {
-    throw new McpError(
+    throw mcpError(
       INVALID_PARAMS,
       "Invalid cursor for resources/list: pass the nextCursor of the previous page, or none for the first.",
     );
@@ -277,7 +278,7 @@ function variable<T>(variables: Record<string, string | string[]>, name: string,
   }
   const parsed = schema.safeParse(decoded);
   if (!parsed.success) {
-    throw new McpError(
+    throw mcpError(
       INVALID_PARAMS,
       `Invalid ${name} in the resource URI: ${parsed.error.issues[0]?.message}`,
     );

@@ -40,3 +40,20 @@ export function errorReply(
 ): JsonRpcErrorReply {
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
+
+/** An error a request handler throws to be answered with `code`, `message` and `data`. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** An {@link RpcError} whose message reads `MCP error CODE: message`, as the SDK's `McpError` wrote it. */
+export function mcpError(code: number, message: string, data?: unknown): RpcError {
+  return new RpcError(code, `MCP error ${code}: ${message}`, data);
+}

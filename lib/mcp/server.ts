@@ -7,7 +7,8 @@ import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import { ErrorCode, ListToolsRequestSchema, McpError } from "./sdk.ts";
+import { ListToolsRequestSchema } from "./request_schemas.ts";
+import { INVALID_PARAMS, mcpError } from "./rpc_errors.ts";
 import { ProtocolServer } from "./protocol_server.ts";
 import { guardErrorReplies } from "./jsonrpc.ts";
 import { bridgeLogs } from "./log_bridge.ts";
@@ -162,8 +163,8 @@ export function createServer(options: ServerOptions): ProtocolServer {
   onToolCall(mcp, async (request, extra) => {
     const def = byName.get(request.name);
     if (!def) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw mcpError(
+        INVALID_PARAMS,
         `Unknown tool "${request.name}". Available: ${[...byName.keys()].join(", ")}`,
       );
     }

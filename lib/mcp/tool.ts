@@ -12,13 +12,8 @@ import { EFFECT_META_KEY, type TaskEffects, type ToolEffect } from "../domain/to
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
-import {
-  type CallToolResult,
-  ErrorCode as RpcErrorCode,
-  McpError,
-  type Tool,
-  type ToolAnnotations,
-} from "./sdk.ts";
+import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";
+import { INVALID_PARAMS, mcpError } from "./rpc_errors.ts";
 import type { ProtocolServer, RequestExtra } from "./protocol_server.ts";
 
 /** What a tool handler gets besides its arguments. */
@@ -302,8 +297,8 @@ export function onToolCall(
   mcp.setRequestHandler(ToolCallRequestSchema, (request, extra) => {
     const params = request.params as { name?: unknown; arguments?: unknown } | null | undefined;
     if (typeof params !== "object" || params === null || typeof params.name !== "string") {
-      throw new McpError(
-        RpcErrorCode.InvalidParams,
+      throw mcpError(
+        INVALID_PARAMS,
         "tools/call needs params.name, a tool name from tools/list",
       );
     }

@@ -1,9 +1,12 @@
 /**
- * The server runs on the SDK's base `Protocol` (lib/mcp/protocol_server.ts), not on its `Server` and
- * `McpServer`. What those classes did at the protocol's edges must still hold: version negotiation,
- * the capabilities, completion and prompt errors, and a bad resource URI as invalid params.
+ * The server's own JSON-RPC exchange and MCP edges (lib/mcp/protocol_server.ts), which replaced the
+ * SDK's `Protocol`, `Server` and `McpServer`: what those did must still hold (cancellation, close,
+ * unknown methods, refused params, version negotiation, capabilities, completion and prompt
+ * errors), and a bad resource URI is now invalid params.
  */
 import assert from "node:assert/strict";
+import { z } from "zod";
+import { ProtocolServer } from "../../lib/mcp/protocol_server.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger } from "../support/logs.ts";
@@ -135,4 +138,87 @@ Deno.test("prompts/list names each argument with its description and optionality
     message:
       "MCP error -32602: Invalid arguments for prompt resume: holds a lone surrogate: send well-formed Unicode at project",
   });
+});
+
+/** A bare server with one slow method, `test/wait`, whose handler waits for its signal. */
+async function waitingServer() {
+  const server = new ProtocolServer({ name: "t", version: "0" }, { capabilities: {} });
+  const seen: { aborted: boolean; reason: unknown }[] = [];
+  server.setRequestHandler(
+    z.object({ method: z.literal("test/wait"), params: z.unknown() }),
+    (_request, extra) =>
+      new Promise((resolve) => {
+        extra.signal.addEventListener("abort", () => {
+          seen.push({ aborted: true, reason: extra.signal.reason });
+          resolve({ late: true });
+        });
+      }),
+  );
+  const errors: Error[] = [];
+  server.onerror = (error) => errors.push(error);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const replies: Reply[] = [];
+  clientSide.onmessage = (message) => void replies.push(message as unknown as Reply);
+  await server.connect(serverSide);
+  await clientSide.start();
+  const send = (message: object) =>
+    clientSide.send({ jsonrpc: "2.0", ...message } as Parameters<typeof clientSide.send>[0]);
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+  };
+  return { server, seen, errors, replies, send, until, clientSide };
+}
+
+Deno.test("a cancelled request's handler is aborted with the reason and its answer is never sent", async () => {
+  const t = await waitingServer();
+  await t.send({ id: 1, method: "test/wait" });
+  await t.send({ method: "notifications/cancelled", params: { requestId: 1, reason: "no longer needed" } });
+  await t.send({ id: 2, method: "ping" });
+  await t.until(() => t.replies.length > 0 && t.seen.length > 0);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(t.seen, [{ aborted: true, reason: "no longer needed" }]);
+  assert.deepEqual(t.replies, [{ result: {}, jsonrpc: "2.0", id: 2 }]);
+  await t.clientSide.close();
+});
+
+Deno.test("closing the connection aborts the handlers still running and calls onclose", async () => {
+  const t = await waitingServer();
+  let closed = false;
+  t.server.onclose = () => (closed = true);
+  await t.send({ id: 1, method: "test/wait" });
+  await new Promise((r) => setTimeout(r, 20));
+  await t.clientSide.close();
+  await t.until(() => t.seen.length > 0);
+  assert.equal(closed, true);
+  assert.equal(t.seen.length, 1);
+  assert.equal(t.server.transport, undefined);
+  assert.deepEqual(t.replies, []);
+});
+
+Deno.test("an unknown method is -32601; a response to no request is reported, not answered", async () => {
+  const t = await waitingServer();
+  await t.send({ id: 7, method: "no/such" });
+  await t.send({ id: 8, result: {} });
+  await t.until(() => t.replies.length > 0 && t.errors.length > 0);
+  assert.deepEqual(t.replies, [{
+    jsonrpc: "2.0",
+    id: 7,
+    error: { code: -32601, message: "Method not found" },
+  }]);
+  assert.match(t.errors[0]!.message, /response to no request/);
+  await t.clientSide.close();
+});
+
+Deno.test("params a request's schema refuses are -32602 naming the field", async () => {
+  const [, read, level] = await exchange([
+    initialize("2025-11-25"),
+    { method: "resources/read", params: {} },
+    { method: "logging/setLevel", params: { level: "loud" } },
+  ]);
+  assert.deepEqual(read!.error, {
+    code: -32602,
+    message: "Invalid params: `uri`: Invalid input: expected string, received undefined",
+  });
+  assert.equal(level!.error?.code, -32602);
+  assert.match(level!.error!.message, /^Invalid params: `level`: Invalid option: expected one of "debug"/);
 });
