@@ -3,7 +3,8 @@
  * writes the initialize request on its stdin at once, times until the answer line arrives on
  * stdout, then kills it. Servers take turns (A, B, C, A, B, C, …) so drift in machine load hits
  * all of them alike. Beside this server and the floor run two baselines (Deno answering by hand,
- * and the SDK's McpServer + stdio transport alone: the limit for any server on this SDK), this
+ * and the SDK's McpServer + stdio transport alone: the limit for any server built on the SDK's
+ * server classes, which this one no longer is), this
  * server as the `bundle` task builds it, and task-orchestrator-mcp.
  */
 import { spawnChild } from "../tests/support/processes.ts";
@@ -134,8 +135,10 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
     `${rounds} interleaved runs per server after ${warmup} warm-up rounds (A, B, C, A, B, C, …). Each run spawns the`,
     "process, writes the initialize request on stdin, times until the answer line arrives on stdout, and",
     "kills the process. Deno alone answers the line by hand and imports nothing; the SDK alone imports",
-    "`McpServer` and the stdio transport and connects with no tool: no server on this SDK starts sooner",
-    "(its `Server` imports Ajv, a CommonJS package of ~80 files, whatever the server uses). The bundle is",
+    "`McpServer` and the stdio transport and connects with no tool: no server built on the SDK's server classes",
+    "starts sooner (its `Server` imports Ajv, a CommonJS package of ~80 files, and `types.js` builds every MCP",
+    "schema, whatever the server uses). checklist-mcp answers MCP with its own exchange and schemas",
+    "(`lib/mcp/protocol_server.ts`) and loads none of the SDK's runtime over stdio. The bundle is",
     "`deno task bundle`'s output run with `deno run --no-config`.",
     "",
     table(["server", "command", "median ms", "min ms", "max ms", "÷ floor", "÷ task-orchestrator"], rows),

@@ -12,7 +12,7 @@ import { type ServerProcess, startHttpProcess } from "../tests/support/server_pr
 export const FLOOR: string = `${ROOT}/bench/floor_server.ts`;
 /** Deno alone: answers one initialize line by hand, importing nothing. */
 export const HELLO: string = `${ROOT}/bench/cold/hello.ts`;
-/** The SDK's `McpServer` and stdio transport alone, no tool: what any server on this SDK pays. */
+/** The SDK's `McpServer` and stdio transport alone, no tool: what any server on the SDK's server classes pays. */
 export const SDK_ONLY: string = `${ROOT}/bench/cold/sdk_import.ts`;
 
 /** How to start one server, and its name in the tables. */

@@ -1,6 +1,7 @@
 /**
  * Cold-start limit: the MCP SDK's `McpServer` and its stdio transport, imported statically and
- * connected with no tool at all. No server built on this SDK can answer `initialize` sooner.
+ * connected with no tool at all. No server built on the SDK's server classes can answer `initialize`
+ * sooner (checklist-mcp uses its own, lib/mcp/protocol_server.ts).
  */
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
