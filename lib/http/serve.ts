@@ -1,19 +1,34 @@
 /**
- * The HTTP listener of `deno run main.ts`: a `node:http` server handing each request to a web
- * `fetch` handler (the Hono app), with a deadline on request bodies.
+ * The HTTP listener of `deno run main.ts`: HTTP/1.1 over `Deno.listen`, handing each request to a
+ * web `fetch` handler (the Hono app), with deadlines on request heads, bodies and idle connections.
  *
  * Why not `Deno.serve`: it cannot close a connection from a handler, and once a handler has asked
  * for a body that never comes, the pending read keeps the connection open whatever the handler
  * answers. A client that sends its headers and then stalls would hold a connection forever. Here a
- * request whose body has not arrived within the deadline gets `408` and its socket is destroyed.
+ * request whose body has not arrived within the deadline gets `408` and its connection is closed.
  * (`deno serve main.ts` and Deno Deploy use their own listener; there the app still answers `408`
- * but the platform decides when the connection closes.)
+ * but the platform decides when the connection closes.) It replaced a `node:http` server, whose
+ * parser, events and two conversions (web ⇄ node) cost a third of a request (BENCHMARKS.md, issue 22).
+ *
+ * Framing is parsed strictly by lib/http/http1.ts; anything it refuses is answered (`400`, `414`,
+ * `431`, `501`, `505`) and the connection closed. Deadlines: a request head must arrive within
+ * `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head (both 30 s), and
+ * a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
 import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 import { BODY_TIMEOUT_MS } from "./body.ts";
+import {
+  ChunkedDecoder,
+  encodeMessage,
+  headerLines,
+  NO_BODY_STATUS,
+  parseHead,
+  reasonPhrase,
+  type Refusal,
+  type RequestHead,
+  statusLine,
+} from "./http1.ts";
 
 /** Options of {@link serveHttp}. */
 export interface ServeOptions {
@@ -25,6 +40,10 @@ export interface ServeOptions {
   onListen?: (address: { hostname: string; port: number }) => void;
   /** How long a request body may take to arrive; 30 s by default. */
   bodyTimeoutMs?: number;
+  /** How long a request head may take to arrive once its first byte has; 30 s by default. */
+  headersTimeoutMs?: number;
+  /** How long a connection may wait for its next request; {@link IDLE_TIMEOUT_MS} by default. */
+  idleTimeoutMs?: number;
 }
 
 /** A listening server. */
@@ -36,216 +55,687 @@ export interface HttpListener {
   shutdown(): Promise<void>;
 }
 
+/** How long a connection may stay open without a request: 60 s (a client reconnects at no cost). */
+export const IDLE_TIMEOUT_MS = 60_000;
+
 /** Starts listening; rejects when the address cannot be used. */
-export async function serveHttp(options: ServeOptions): Promise<HttpListener> {
-  // Imported here, not at the top: in the single-file bundle a static import of a Node built-in is
-  // loaded at start, and Deno's node:http costs a stdio start ~10 ms it never uses.
-  const { createServer } = await import("node:http");
-  const timeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
-  const server = createServer((req, res) => void handle(req, res, options, timeoutMs));
-  // Once per connection, not per request (a system call each time).
-  server.on("connection", (socket) => socket.setNoDelay(true));
-  const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
-  return await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.hostname, () => {
-      server.off("error", reject);
-      server.on("error", (error) => options.log.error("http server error", { error }));
-      const { port } = server.address() as AddressInfo;
-      options.onListen?.({ hostname: options.hostname, port });
-      resolve({
-        port,
-        finished,
-        shutdown: () => {
-          server.close();
-          server.closeAllConnections();
-          return finished;
-        },
-      });
-    });
-  });
-}
-
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: ServeOptions,
-  timeoutMs: number,
-): Promise<void> {
-  // Until the whole body has arrived, read or not: a body left unread behind an early answer (a
-  // 401) still holds the connection until it ends.
-  if (!req.complete) {
-    const deadline = setTimeout(() => bodyTimedOut(req, res, options.log, timeoutMs), timeoutMs);
-    const settled = () => clearTimeout(deadline);
-    req.once("end", settled);
-    req.once("close", settled);
-  }
-  // The request's signal says when the client went away: its body broke off, or its connection.
-  const aborter = new AbortController();
-  const abort = () => aborter.abort();
-  req.once("error", abort);
-  req.once("aborted", abort);
-  res.once("close", () => {
-    if (!res.writableFinished) abort();
-  });
-  let response: Response;
+export function serveHttp(options: ServeOptions): Promise<HttpListener> {
   try {
-    response = await options.fetch(toRequest(req, aborter.signal));
+    const listener = Deno.listen({ hostname: options.hostname, port: options.port, transport: "tcp" });
+    const server = new Server(listener, options);
+    options.onListen?.({ hostname: options.hostname, port: listener.addr.port });
+    return Promise.resolve({
+      port: listener.addr.port,
+      finished: server.finished,
+      shutdown: () => server.shutdown(),
+    });
   } catch (error) {
-    // The app answers its own errors (Hono's onError); this is the listener's last resort.
-    options.log.error("http request failed", { path: pathOf(req), error });
-    response = Response.json(errorReply(INTERNAL_ERROR, "Internal error"), { status: 500 });
+    return Promise.reject(error);
   }
-  if (res.destroyed || res.headersSent) {
-    await response.body?.cancel().catch(() => {});
-    return;
-  }
-  await writeResponse(response, res, req.method === "GET");
 }
 
-/** `408` (unless an answer went out already) and the socket destroyed: the client stalled its body. */
-function bodyTimedOut(req: IncomingMessage, res: ServerResponse, log: Logger, timeoutMs: number): void {
-  if (req.complete || req.socket.destroyed) return;
-  log.warn("request body timed out; connection closed", { path: pathOf(req), timeoutMs });
-  const body = JSON.stringify(
-    errorReply(SERVER_ERROR, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s`),
-  );
-  if (res.headersSent) return void req.socket.destroy();
-  res.writeHead(408, { "content-type": "application/json", connection: "close" });
-  res.end(body, () => req.socket.destroy());
+/** Deadlines and the handler, shared by a server's connections. */
+interface Settings {
+  fetch: ServeOptions["fetch"];
+  log: Logger;
+  bodyMs: number;
+  headersMs: number;
+  idleMs: number;
+  /** The `date` header line, computed at most once a second. */
+  date(): string;
+}
+
+class Server {
+  readonly finished: Promise<void>;
+  #listener: Deno.TcpListener;
+  #connections = new Set<Connection>();
+  #stopping = false;
+  #sweeper: ReturnType<typeof setInterval>;
+  #settings: Settings;
+  #date = { line: "", second: -1 };
+
+  constructor(listener: Deno.TcpListener, options: ServeOptions) {
+    this.#listener = listener;
+    const bodyMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+    const headersMs = options.headersTimeoutMs ?? BODY_TIMEOUT_MS;
+    const idleMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+    this.#settings = {
+      fetch: options.fetch,
+      log: options.log,
+      bodyMs,
+      headersMs,
+      idleMs,
+      date: () => this.#dateLine(),
+    };
+    // One timer for every deadline: a request costs a number written, not a timer set and cleared.
+    const every = Math.max(10, Math.min(1000, Math.min(bodyMs, headersMs, idleMs) / 8));
+    this.#sweeper = setInterval(() => this.#sweep(), every);
+    this.finished = this.#accept();
+  }
+
+  async shutdown(): Promise<void> {
+    this.#stopping = true;
+    try {
+      this.#listener.close();
+    } catch {
+      // closed already
+    }
+    for (const connection of this.#connections) connection.close();
+    await this.finished;
+  }
+
+  async #accept(): Promise<void> {
+    const served: Promise<void>[] = [];
+    while (!this.#stopping) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (error) {
+        if (this.#stopping || error instanceof Deno.errors.BadResource) break;
+        // Out of file descriptors and the like: wait a moment rather than spin.
+        this.#settings.log.error("http server error", { error });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
+      if (this.#stopping) {
+        conn.close();
+        break;
+      }
+      const connection = new Connection(conn, this.#settings);
+      this.#connections.add(connection);
+      const done = connection.serve().finally(() => {
+        this.#connections.delete(connection);
+        served.splice(served.indexOf(done), 1);
+      });
+      served.push(done);
+    }
+    await Promise.all(served);
+    clearInterval(this.#sweeper);
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    for (const connection of this.#connections) {
+      if (connection.deadline <= now) connection.expire();
+    }
+  }
+
+  #dateLine(): string {
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    if (second !== this.#date.second) {
+      this.#date = { line: `date: ${new Date(now).toUTCString()}\r\n`, second };
+    }
+    return this.#date.line;
+  }
+}
+
+/** What a connection waits for, which says what its deadline means. */
+type Waiting = "idle" | "head" | "body" | "nothing" | "linger";
+
+/** Buffered unread bytes past which the connection stops reading until they are consumed. */
+const HIGH_WATER = 64 * 1024;
+/** The smallest space a read is given. */
+const MIN_READ = 16 * 1024;
+/** An unread body remainder up to this size is read and dropped to keep the connection; past it, closed. */
+const DRAIN_LIMIT = 64 * 1024;
+/** How long a closing connection reads (and drops) what the client still sends, so it gets the answer. */
+const LINGER_MS = 2000;
+
+const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
+const CRLF = new TextEncoder().encode("\r\n");
+const LAST_CHUNK = new TextEncoder().encode("0\r\n\r\n");
+
+/** Thrown inside a body read when the chunked framing is broken. */
+class FramingError extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.reason);
+  }
+}
+
+/** A request body still on the wire: what is left of it, read from the connection's buffer. */
+class BodySource {
+  #left: number;
+  #chunked: ChunkedDecoder | undefined;
+  done = false;
+  /** Bytes the framing still announces (chunked: unknown, Infinity). */
+  get left(): number {
+    return this.#chunked ? Infinity : this.#left;
+  }
+
+  constructor(framing: RequestHead["body"]) {
+    this.#left = framing.kind === "length" ? framing.length : 0;
+    this.#chunked = framing.kind === "chunked" ? new ChunkedDecoder() : undefined;
+    this.done = framing.kind === "none";
+  }
+
+  /** Takes the body's bytes buffered in `c` (a copy, or nothing with `drop`). */
+  take(c: Connection, drop = false): Uint8Array<ArrayBuffer> | undefined {
+    if (this.done) return undefined;
+    if (!this.#chunked) {
+      const n = Math.min(this.#left, c.end - c.start);
+      if (n === 0) return undefined;
+      const chunk = drop ? undefined : c.buf.slice(c.start, c.start + n);
+      c.consume(n);
+      this.#left -= n;
+      this.done = this.#left === 0;
+      return chunk;
+    }
+    const result = this.#chunked.decode(c.buf, c.start, c.end);
+    if ("refused" in result) throw new FramingError(result.refused);
+    let chunk: Uint8Array<ArrayBuffer> | undefined;
+    if (!drop && result.data.length === 1) chunk = result.data[0]!.slice();
+    else if (!drop && result.data.length > 1) {
+      chunk = new Uint8Array(result.data.reduce((sum, d) => sum + d.byteLength, 0));
+      let at = 0;
+      for (const d of result.data) {
+        chunk.set(d, at);
+        at += d.byteLength;
+      }
+    }
+    c.consume(result.consumed);
+    this.done = result.done;
+    return chunk;
+  }
+
+  /** Whether the rest of the body is already buffered in `c` (length-framed bodies only). */
+  buffered(c: Connection): boolean {
+    return this.done || (!this.#chunked && c.end - c.start >= this.#left);
+  }
+}
+
+/** One TCP connection: reads requests in order, answers each, keeps the deadlines. */
+class Connection {
+  buf: Uint8Array<ArrayBuffer> = new Uint8Array(MIN_READ);
+  start = 0;
+  end = 0;
+  /** When the current wait fails (performance.now() time); Infinity when nothing is awaited. */
+  deadline = Infinity;
+  #waiting: Waiting = "idle";
+  #conn: Deno.TcpConn;
+  #settings: Settings;
+  #reading = false;
+  /** The client sent its last byte (or the connection broke). */
+  #eof = false;
+  #closed = false;
+  #drop = false;
+  #wake: ((more: boolean) => void)[] = [];
+  #finishing: Promise<void> | undefined;
+  // The request being answered.
+  #target = "/";
+  #aborter: AbortController | undefined;
+  #source: BodySource | undefined;
+  #bodyStream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #streamReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #headSent = false;
+  /** Stop after the current request (a refusal or a timeout answered it). */
+  #last = false;
+
+  constructor(conn: Deno.TcpConn, settings: Settings) {
+    this.#conn = conn;
+    this.#settings = settings;
+    // Once per connection, not per request (a system call each time).
+    try {
+      conn.setNoDelay(true);
+    } catch {
+      // the connection is gone already; the first read says so
+    }
+  }
+
+  /** Serves requests until the client or a rule ends the connection. */
+  async serve(): Promise<void> {
+    try {
+      this.#pump();
+      while (!this.#closed && !this.#last) {
+        const head = await this.#nextHead();
+        if (!head) break;
+        if (!(await this.#exchange(head))) break;
+      }
+    } catch (error) {
+      this.#settings.log.error("http connection failed", { error });
+    } finally {
+      await this.#finish();
+    }
+  }
+
+  /** Closes the connection at once, ending whatever it was doing. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.deadline = Infinity;
+    try {
+      this.#conn.close();
+    } catch {
+      // closed already
+    }
+    this.#clientGone();
+    this.#wakeUp(false);
+  }
+
+  /** Called by the server's sweep once {@link deadline} has passed. */
+  expire(): void {
+    const waiting = this.#waiting;
+    this.deadline = Infinity;
+    if (waiting === "idle" || waiting === "linger" || waiting === "nothing") return this.close();
+    if (waiting === "head") {
+      this.#settings.log.debug("request head timed out; connection closed", {
+        timeoutMs: this.#settings.headersMs,
+      });
+      return void this.#refuse(
+        408,
+        `Request Timeout: the request head did not arrive within ${seconds(this.#settings.headersMs)} s`,
+      );
+    }
+    // waiting for a body: unless all of it is here, unread, the client stalled it.
+    if (this.#source?.buffered(this)) return;
+    this.#settings.log.warn("request body timed out; connection closed", {
+      path: pathOf(this.#target),
+      timeoutMs: this.#settings.bodyMs,
+    });
+    this.#clientGone();
+    void this.#refuse(
+      408,
+      `Request Timeout: the body did not arrive within ${seconds(this.#settings.bodyMs)} s`,
+    );
+  }
+
+  /** Marks `n` buffered bytes as read. */
+  consume(n: number): void {
+    this.start += n;
+    // Rewound only between reads: a pending read writes at the old end.
+    if (!this.#reading) {
+      if (this.start === this.end) this.start = this.end = 0;
+      this.#pump();
+    }
+  }
+
+  /** Keeps one read outstanding while there is room: it brings pipelined requests and notices a client gone. */
+  #pump(): void {
+    if (this.#reading || this.#eof || this.#closed) return;
+    if (this.#drop) this.start = this.end = 0;
+    const used = this.end - this.start;
+    if (used >= HIGH_WATER) return;
+    if (used === 0) this.start = this.end = 0;
+    else if (this.buf.length - this.end < MIN_READ) {
+      const target = used + MIN_READ > this.buf.length
+        ? new Uint8Array(Math.max(this.buf.length * 2, used + MIN_READ))
+        : this.buf;
+      target.set(this.buf.subarray(this.start, this.end), 0);
+      this.buf = target;
+      this.start = 0;
+      this.end = used;
+    }
+    this.#reading = true;
+    this.#conn.read(this.buf.subarray(this.end)).then(this.#onRead, this.#onReadError);
+  }
+
+  #onRead = (n: number | null): void => {
+    this.#reading = false;
+    if (n === null) return this.#ended();
+    this.end += n;
+    this.#wakeUp(true);
+    this.#pump();
+  };
+
+  #onReadError = (): void => {
+    this.#reading = false;
+    this.#ended();
+  };
+
+  /** The client will send nothing more: whatever it asked and is still running is for nobody. */
+  #ended(): void {
+    this.#eof = true;
+    this.#clientGone();
+    this.#wakeUp(false);
+  }
+
+  #clientGone(): void {
+    this.#aborter?.abort();
+    this.#bodyStream?.error(new Error("the connection closed before the body ended"));
+    this.#bodyStream = undefined;
+    this.#streamReader?.cancel().catch(() => {});
+    this.#streamReader = undefined;
+  }
+
+  #wakeUp(more: boolean): void {
+    if (this.#wake.length === 0) return;
+    const wake = this.#wake;
+    this.#wake = [];
+    for (const resolve of wake) resolve(more);
+  }
+
+  /** Resolves true when more bytes have arrived, false when none will. */
+  #more(): Promise<boolean> {
+    if (this.#closed || this.#eof) return Promise.resolve(false);
+    this.#pump();
+    return new Promise((resolve) => void this.#wake.push(resolve));
+  }
+
+  #wait(waiting: Waiting, ms: number): void {
+    this.#waiting = waiting;
+    this.deadline = ms === Infinity ? Infinity : performance.now() + ms;
+  }
+
+  async #nextHead(): Promise<RequestHead | undefined> {
+    this.#wait("idle", this.#settings.idleMs);
+    while (true) {
+      if (this.start < this.end) {
+        const result = parseHead(this.buf, this.start, this.end);
+        if ("head" in result) {
+          this.consume(result.head.size);
+          return result.head;
+        }
+        if ("refused" in result) {
+          this.#settings.log.debug("http request refused", { ...result.refused });
+          await this.#refuse(result.refused.status, refusalText(result.refused));
+          return undefined;
+        }
+        if (this.#waiting === "idle") this.#wait("head", this.#settings.headersMs);
+      }
+      if (!(await this.#more())) return undefined;
+    }
+  }
+
+  /** Answers one request; false when the connection must close after it. */
+  async #exchange(head: RequestHead): Promise<boolean> {
+    const settings = this.#settings;
+    this.#target = head.target;
+    this.#headSent = false;
+    const aborter = new AbortController();
+    this.#aborter = aborter;
+    const source = head.body.kind === "none" ? undefined : new BodySource(head.body);
+    this.#source = source;
+    let body: BodyInit | null = null;
+    try {
+      if (source) {
+        const first = source.take(this);
+        if (source.done) body = first ?? null;
+        else {
+          this.#wait("body", settings.bodyMs);
+          if (head.expectContinue && !(await this.#write(CONTINUE))) return false;
+          body = this.#stream(source, first);
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof FramingError)) throw error;
+      await this.#refuse(error.refusal.status, refusalText(error.refusal));
+      return false;
+    }
+    if (!source || source.done) this.#wait("nothing", Infinity);
+    const request = toRequest(head, aborter.signal, body);
+    let response: Response;
+    if (!request) response = refusalResponse(400, "Bad Request: the request cannot be served");
+    else {
+      try {
+        response = await settings.fetch(request);
+      } catch (error) {
+        // The app answers its own errors (Hono's onError); this is the listener's last resort.
+        settings.log.error("http request failed", { path: pathOf(head.target), error });
+        response = Response.json(errorReply(INTERNAL_ERROR, "Internal error"), { status: 500 });
+      }
+    }
+    const keepAlive = await this.#respond(head, response, source);
+    this.#aborter = undefined;
+    this.#bodyStream = undefined;
+    if (!keepAlive || this.#closed || this.#last) return false;
+    // A body the app left unread (an early answer) is read and dropped, under the same deadline.
+    try {
+      while (source && !source.done) {
+        source.take(this, true);
+        if (!source.done && !(await this.#more())) return false;
+      }
+    } catch (error) {
+      if (error instanceof FramingError) return false;
+      throw error;
+    }
+    return true;
+  }
+
+  /** The body still arriving, as a stream the app reads; its deadline runs whether it reads or not. */
+  #stream(source: BodySource, first: Uint8Array | undefined): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#bodyStream = controller;
+        if (first) controller.enqueue(first);
+      },
+      pull: async (controller) => {
+        while (this.#bodyStream === controller) {
+          let chunk: Uint8Array | undefined;
+          try {
+            chunk = source.take(this);
+          } catch (error) {
+            if (!(error instanceof FramingError)) throw error;
+            this.#clientGone();
+            void this.#refuse(error.refusal.status, refusalText(error.refusal));
+            return;
+          }
+          if (chunk && chunk.byteLength > 0) controller.enqueue(chunk);
+          if (source.done) {
+            this.#bodyStream = undefined;
+            this.#wait("nothing", Infinity);
+            controller.close();
+            return;
+          }
+          if (chunk && chunk.byteLength > 0) return;
+          if (!(await this.#more()) && this.#bodyStream === controller) {
+            this.#clientGone();
+            return;
+          }
+        }
+      },
+      cancel: () => {
+        this.#bodyStream = undefined;
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  /**
+   * Writes `response` in as few socket writes as it allows (each costs more than the bytes in it):
+   * a whole body with its headers at once; an event stream that has ended by the time its first
+   * event arrives (the usual answer to a POST: one JSON-RPC response) likewise, with a length. Other
+   * event streams go out as they come, chunked; a GET's (which may stay silent) sends its headers
+   * first. Returns whether the connection stays open.
+   */
+  async #respond(head: RequestHead, response: Response, source: BodySource | undefined): Promise<boolean> {
+    if (this.#headSent || this.#closed) {
+      await response.body?.cancel().catch(() => {});
+      return false;
+    }
+    const status = response.status;
+    let keepAlive = head.keepAlive && !this.#eof && !hasClose(response.headers.get("connection"));
+    // An unread body too large to drop, or of unknown length, ends the connection.
+    if (source && !source.done && source.left > DRAIN_LIMIT) keepAlive = false;
+    const noBody = NO_BODY_STATUS.has(status) || status < 200;
+    const isHead = head.method === "HEAD";
+    const stream = !noBody && !isHead && response.body !== null &&
+      (response.headers.get("content-type")?.startsWith("text/event-stream") ?? false);
+    const chunked = stream && head.minor === 1;
+    if (stream && !chunked) keepAlive = false;
+    let lines = statusLine(status) + headerLines(response.headers) + this.#settings.date();
+    if (!keepAlive) lines += "connection: close\r\n";
+    else if (head.minor === 0) lines += "connection: keep-alive\r\n";
+    const whole = async (body: Uint8Array | undefined): Promise<boolean> => {
+      if (noBody) return await this.#writeHead(encodeMessage(lines + "\r\n")) && keepAlive;
+      if (isHead) {
+        const length = response.headers.get("content-length");
+        const framing = length !== null ? `content-length: ${length}\r\n` : "";
+        return await this.#writeHead(encodeMessage(lines + framing + "\r\n")) && keepAlive;
+      }
+      const size = body?.byteLength ?? 0;
+      return await this.#writeHead(encodeMessage(`${lines}content-length: ${size}\r\n\r\n`, body)) &&
+        keepAlive;
+    };
+    if (!stream) {
+      let body: Uint8Array | undefined;
+      if (!noBody && !isHead && response.body) {
+        try {
+          body = await response.bytes();
+        } catch {
+          this.close();
+          return false;
+        }
+      } else await response.body?.cancel().catch(() => {});
+      return await whole(body);
+    }
+    const reader = response.body!.getReader();
+    this.#streamReader = reader;
+    const frame = (data: Uint8Array) => chunked ? chunkOf(data) : data;
+    const streamHead = lines + (chunked ? "transfer-encoding: chunked\r\n\r\n" : "\r\n");
+    try {
+      let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+      if (head.method === "GET") {
+        if (!(await this.#writeHead(encodeMessage(streamHead)))) return false;
+      } else {
+        const first = await reader.read();
+        if (first.done) return await whole(undefined);
+        pending = reader.read();
+        const next = await Promise.race([pending, NOT_YET]);
+        if (next !== "not yet" && next.done) return await whole(first.value);
+        const framed = frame(first.value);
+        const out = encodeMessage(streamHead, framed);
+        if (!(await this.#writeHead(out))) return false;
+      }
+      while (!this.#closed) {
+        const { done, value } = await (pending ?? reader.read());
+        pending = undefined;
+        if (done) break;
+        if (value.byteLength > 0 && !(await this.#write(frame(value)))) return false;
+      }
+      if (this.#closed) return false;
+      if (chunked && !(await this.#write(LAST_CHUNK))) return false;
+      return keepAlive;
+    } catch {
+      // The body failed midway (its producer was cancelled): end the connection, not the process.
+      this.close();
+      return false;
+    } finally {
+      if (this.#streamReader === reader) this.#streamReader = undefined;
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  /** Writes a response's first bytes, unless a response (a timeout's) went out already. */
+  async #writeHead(bytes: Uint8Array): Promise<boolean> {
+    if (this.#headSent || this.#closed) return false;
+    this.#headSent = true;
+    return await this.#write(bytes);
+  }
+
+  async #write(bytes: Uint8Array): Promise<boolean> {
+    try {
+      for (let at = 0; at < bytes.byteLength;) {
+        at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+      }
+      return true;
+    } catch {
+      this.close();
+      return false;
+    }
+  }
+
+  /** Answers `status` with a JSON-RPC error body (unless an answer went out already) and closes. */
+  async #refuse(status: number, message: string): Promise<void> {
+    this.#last = true;
+    const body = JSON.stringify(errorReply(SERVER_ERROR, message));
+    const head = statusLine(status) + "content-type: application/json\r\n" + this.#settings.date() +
+      `connection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
+    if (this.#headSent) return this.close();
+    await this.#writeHead(encodeMessage(head, new TextEncoder().encode(body)));
+    await this.#finish();
+  }
+
+  /**
+   * Ends the connection: sends FIN, then reads and drops what the client still sends for a moment
+   * before closing, so that a client still writing receives the answer instead of a reset.
+   */
+  #finish(): Promise<void> {
+    this.#finishing ??= (async () => {
+      if (this.#closed) return;
+      this.#last = true;
+      try {
+        await this.#conn.closeWrite();
+      } catch {
+        return this.close();
+      }
+      this.#drop = true;
+      this.#wait("linger", LINGER_MS);
+      while (await this.#more()) {
+        // dropped by #pump, which rewinds between reads
+      }
+      this.close();
+    })();
+    return this.#finishing;
+  }
+}
+
+/** A chunk of a chunked body: size line, data, CRLF, in one buffer. */
+function chunkOf(data: Uint8Array): Uint8Array {
+  const size = `${data.byteLength.toString(16)}\r\n`;
+  const out = new Uint8Array(size.length + data.byteLength + 2);
+  for (let i = 0; i < size.length; i++) out[i] = size.charCodeAt(i);
+  out.set(data, size.length);
+  out.set(CRLF, size.length + data.byteLength);
+  return out;
+}
+
+/** Settled at once: raced against a read, it tells whether that read had settled already. */
+const NOT_YET: Promise<"not yet"> = Promise.resolve("not yet");
+
+/** A refusal's message: the status's reason phrase, then why (`Bad Request: a bare LF in the head`). */
+function refusalText({ status, reason }: Refusal): string {
+  return `${reasonPhrase(status)}: ${reason}`;
+}
+
+function seconds(ms: number): number {
+  return ms / 1000;
+}
+
+function hasClose(connection: string | null): boolean {
+  return connection !== null && connection.toLowerCase().split(",").some((t) => t.trim() === "close");
+}
+
+function refusalResponse(status: number, message: string): Response {
+  return Response.json(errorReply(SERVER_ERROR, message), { status, headers: { connection: "close" } });
 }
 
 /** The request's path without its query, for logs: a share link's `?token=` never reaches them. */
-function pathOf(req: IncomingMessage): string {
-  const target = req.url ?? "/";
+function pathOf(target: string): string {
   const query = target.indexOf("?");
   return query === -1 ? target : target.slice(0, query);
 }
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  // Pairs, not a Headers object: the Request would copy (and check) a Headers object's list again.
-  const headers: [string, string][] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(requestUrl(req), {
-    method: req.method,
-    headers,
-    signal,
-    ...(hasBody ? { body: bodyStream(req), duplex: "half" } : {}),
-  } as RequestInit);
-}
+/** A simple `Host` (name or address, port): the URL can be built by concatenation. */
+const SIMPLE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
-/**
- * The request's body as a web stream, fed by the request's own events: cheaper per request than
- * `ReadableStream.from(req)` (an async iterator and its promises per chunk). Reading pauses the
- * socket when the stream is full.
- */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      req.on("data", (chunk: Uint8Array) => {
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 1) <= 0) req.pause();
-      });
-      req.once("end", () => controller.close());
-      req.once("error", (error) => controller.error(error));
-    },
-    pull() {
-      req.resume();
-    },
-    cancel() {
-      req.resume(); // discard the rest; the body deadline still closes a stalled connection
-    },
-  }, { highWaterMark: 4 });
+/** The web `Request` for `head`; undefined when none can be built (a method `fetch` forbids). */
+function toRequest(head: RequestHead, signal: AbortSignal, body: BodyInit | null): Request | undefined {
+  const hasBody = body !== null && head.method !== "GET" && head.method !== "HEAD";
+  const init = {
+    method: head.method,
+    // Pairs, not a Headers object: the Request would copy (and check) a Headers object's list again.
+    headers: head.headers,
+    signal,
+    ...(hasBody ? { body, duplex: "half" } : {}),
+  } as RequestInit;
+  try {
+    return new Request(requestUrl(head), init);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * The request's URL from its target and `Host`. A `Host` no URL can be built from (`::1`) gets a
  * placeholder: the app's guard refuses the request by its header (lib/http/guards.ts).
  */
-function requestUrl(req: IncomingMessage): string {
-  const target = req.url ?? "/";
+function requestUrl(head: RequestHead): string {
+  const { target, host } = head;
+  if (target.startsWith("/") && host !== undefined && SIMPLE_HOST.test(host)) {
+    return `http://${host}${target}`;
+  }
   try {
-    return new URL(target, `http://${req.headers.host ?? "localhost"}`).href;
+    return new URL(target, `http://${host ?? "localhost"}`).href;
   } catch {
     return new URL(target.startsWith("/") ? target : "/", "http://invalid.host").href;
   }
-}
-
-/**
- * Writes `response` to `res` in as few socket writes as it allows (each costs more than the bytes
- * in it): a whole body with its headers at once; an event stream that has ended by the time its
- * first event arrives (the usual answer to a POST: one JSON-RPC response) likewise, with a length.
- * Other event streams go out as they come; with `headersAtOnce` (a GET, which opens a stream that
- * may stay silent) the headers leave before the first event.
- */
-async function writeResponse(response: Response, res: ServerResponse, headersAtOnce: boolean): Promise<void> {
-  // The headers go out with the first write, in one `writeHead` of the raw list (no per-header
-  // `setHeader` bookkeeping).
-  const headers = headerList(response.headers);
-  const head = (extra: string[] = []) =>
-    res.writeHead(response.status, extra.length ? [...headers, ...extra] : headers);
-  // A whole body (or none) with its length, as `res.end(body)` alone would have sent it.
-  const whole = (body?: Uint8Array) =>
-    void (NO_BODY.has(response.status)
-      ? head().end()
-      : head(["content-length", String(body?.byteLength ?? 0)]).end(body));
-  if (!response.body) return whole();
-  // An event stream is written as it comes (below); any other body in one write.
-  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    try {
-      return whole(new Uint8Array(await response.arrayBuffer()));
-    } catch {
-      return void res.destroy();
-    }
-  }
-  const reader = response.body.getReader();
-  res.once("close", () => void reader.cancel().catch(() => {}));
-  try {
-    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-    if (headersAtOnce) head().flushHeaders();
-    else {
-      const first = await reader.read();
-      if (first.done) return whole();
-      pending = reader.read();
-      const next = await Promise.race([pending, NOT_YET]);
-      if (next !== "not yet" && next.done) return whole(first.value);
-      if (!head().write(first.value)) await drained(res);
-    }
-    while (!res.destroyed) {
-      const { done, value } = await (pending ?? reader.read());
-      pending = undefined;
-      if (done) return void res.end();
-      if (!res.write(value)) await drained(res);
-    }
-  } catch {
-    // The body failed midway (its producer was cancelled): end the connection, not the process.
-    res.destroy();
-  }
-}
-
-/** Statuses whose responses never carry a body or a length. */
-const NO_BODY = new Set([101, 103, 204, 304]);
-
-/** A response's headers as `writeHead`'s flat list (`name, value, …`), each cookie on its own. */
-function headerList(headers: Headers): string[] {
-  const list: string[] = [];
-  // forEach, not for…of: the iterator's machinery costs several times the copying (~10 µs a response).
-  headers.forEach((value, name) => {
-    if (name !== "set-cookie" && name !== "content-length") list.push(name, value);
-  });
-  for (const cookie of headers.getSetCookie()) list.push("set-cookie", cookie);
-  return list;
-}
-
-/** Settled at once: raced against a read, it tells whether that read had settled already. */
-const NOT_YET: Promise<"not yet"> = Promise.resolve("not yet");
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    res.once("drain", resolve);
-    res.once("close", resolve);
-  });
 }
