@@ -234,8 +234,9 @@ function parseLines(
     if (minor === 0) return refuse(400, "Transfer-Encoding in an HTTP/1.0 request");
     const list = codings.split(",").map((c) => c.trim().toLowerCase());
     if (list.some((c) => c === "")) return refuse(400, "an empty transfer-coding");
-    if (list.some((c) => c !== "chunked")) return refuse(501, "a transfer-coding other than chunked");
-    if (list.length > 1) return refuse(400, "chunked applied more than once");
+    if (list[list.length - 1] !== "chunked") return refuse(400, "chunked is not the final transfer-coding");
+    if (list.indexOf("chunked") !== list.length - 1) return refuse(400, "chunked applied more than once");
+    if (list.length > 1) return refuse(501, "a transfer-coding other than chunked");
     body = { kind: "chunked" };
   } else if (lengths > 1) return refuse(400, "several Content-Length headers");
   else if (length !== undefined) {
