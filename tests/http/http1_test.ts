@@ -27,9 +27,10 @@ function head(text: string): RequestHead {
   return result.head;
 }
 
-function refusal(text: string): number {
+function refusal(text: string, reason?: string): number {
   const result = parse(text);
   assert.ok("refused" in result, `not refused: ${JSON.stringify(result)}`);
+  if (reason !== undefined) assert.equal(result.refused.reason, reason);
   return result.refused.status;
 }
 
@@ -94,6 +95,17 @@ Deno.test("ambiguous framing is refused with 400 (request smuggling)", async (t)
       assert.equal(refusal(`POST / HTTP/1.1\r\nHost: a\r\n${headers}\r\n`), 400);
     });
   }
+  await t.step("each refusal says why", () => {
+    assert.equal(
+      refusal("POST / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n", "obs-fold in a header"),
+      400,
+    );
+    assert.equal(refusal("GET / HTTP/1.1\r\nHost: a\nX: 1\r\n\r\n", "a bare LF in the head"), 400);
+    assert.equal(
+      refusal("POST / HTTP/1.1\r\nHost: a\r\nX-A : 1\r\n\r\n", "whitespace before a header's colon"),
+      400,
+    );
+  });
   await t.step("a bare LF ends no line", () => {
     assert.equal(refusal("GET / HTTP/1.1\nHost: a\n\n"), 400);
     assert.equal(refusal("GET / HTTP/1.1\r\nHost: a\nX: 1\r\n\r\n"), 400);
