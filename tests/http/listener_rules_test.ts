@@ -309,6 +309,55 @@ Deno.test("a request head that stalls is 408 and closed after the head deadline"
   assert.equal(app.calls.length, 0);
 });
 
+Deno.test("a body that stalls while the app reads it is 408 and closed; the app's read fails and its signal aborts", async () => {
+  let signal: AbortSignal | undefined;
+  let failure: unknown;
+  const { log, records } = recordingLogger();
+  await using server = await disposable(listen(async (request) => {
+    signal = request.signal;
+    try {
+      await request.text();
+    } catch (error) {
+      failure = error;
+    }
+    return new Response("too late");
+  }, { bodyTimeoutMs: 200, log }));
+  await using raw = await Raw.open(server.port);
+  await raw.write('POST /slow?key=secret HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n{"a":');
+  assert.ok(await raw.closedWithin(3000), `still open: ${raw.text}`);
+  assert.deepEqual(statuses(raw.text), [408]);
+  assert.match(raw.text, /Request Timeout: the body did not arrive within 0.2 s/);
+  assert.doesNotMatch(raw.text, /too late/);
+  for (let i = 0; i < 50 && failure === undefined; i++) await sleep(10);
+  assert.ok(failure instanceof Error, "the body read failed");
+  assert.equal(signal?.aborted, true);
+  const record = records.find((r) => r.msg === "request body timed out; connection closed");
+  assert.equal(record?.path, "/slow");
+});
+
+Deno.test("a client that leaves mid-body fails the app's read and aborts the request's signal", async () => {
+  let signal: AbortSignal | undefined;
+  let failure: unknown;
+  const done = Promise.withResolvers<void>();
+  await using server = await disposable(listen(async (request) => {
+    signal = request.signal;
+    try {
+      await request.text();
+    } catch (error) {
+      failure = error;
+    }
+    done.resolve();
+    return new Response("nobody reads this");
+  }));
+  const raw = await Raw.open(server.port);
+  await raw.write("POST /gone HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
+  await sleep(50);
+  await raw[Symbol.asyncDispose]();
+  await Promise.race([done.promise, sleep(2000)]);
+  assert.ok(failure instanceof Error, "the body read failed");
+  assert.equal(signal?.aborted, true);
+});
+
 Deno.test("an idle keep-alive connection is closed after the idle deadline, a busy one is not", async () => {
   const app = echo();
   await using server = await disposable(listen(app.fetch, { idleTimeoutMs: 300 }));
