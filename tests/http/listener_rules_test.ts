@@ -492,6 +492,47 @@ Deno.test("any split of pipelined requests on a real socket gets the same answer
   );
 });
 
+Deno.test("hostile bytes get an answer or a closed connection, never a crash; the next client is served", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch, { headersTimeoutMs: 300, bodyTimeoutMs: 300 }));
+  const valid = encoder.encode(
+    "POST /v HTTP/1.1\r\nHost: a\r\nX-A: 1\r\nContent-Length: 5\r\n\r\nhello" +
+      "GET /w HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n",
+  );
+  const hostile = fc.oneof(
+    fc.uint8Array({ minLength: 1, maxLength: 300 }),
+    // A valid stream with bytes overwritten, inserted or cut.
+    fc.tuple(
+      fc.array(fc.tuple(fc.nat(valid.byteLength - 1), fc.integer({ min: 0, max: 255 })), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      fc.nat(valid.byteLength),
+    ).map(([edits, cut]) => {
+      const bytes = valid.slice(0, Math.max(1, cut));
+      for (const [at, byte] of edits) bytes[at % bytes.byteLength] = byte;
+      return bytes;
+    }),
+  );
+  await fc.assert(
+    fc.asyncProperty(hostile, async (bytes) => {
+      {
+        await using raw = await Raw.open(server.port);
+        await raw.write(bytes).catch(() => {});
+        await raw.until(() => false, 50);
+        for (const status of statuses(raw.text)) {
+          assert.ok([200, 400, 408, 414, 417, 431, 501, 505].includes(status));
+        }
+      }
+      await using next = await Raw.open(server.port);
+      await next.write("GET /ok HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+      assert.ok(await next.closedWithin(), next.text);
+      assert.match(next.text, /^HTTP\/1\.1 200 [^]*GET \/ok $/);
+    }),
+    { numRuns: 60 },
+  );
+});
+
 /** `listener` with `await using`: shut down at the end of the scope. */
 async function disposable(
   listener: Promise<HttpListener>,
