@@ -5,13 +5,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  ChunkedDecoder,
-  encodeMessage,
-  HTTP1_LIMITS,
-  parseHead,
-  type RequestHead,
-} from "../../lib/http/http1.ts";
+import { ChunkedDecoder, HTTP1_LIMITS, parseHead, type RequestHead } from "../../lib/http/http1.ts";
+import { encodeMessage } from "../../lib/http/http1_response.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
