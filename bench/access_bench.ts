@@ -247,7 +247,7 @@ async function main(): Promise<void> {
       "request; and `authenticate()` alone, timed per call. The JWT is RS256 from oauth2-mock-server, its key " +
       "set fetched once and cached.",
       "",
-      `**Over a real socket** (the node:http listener \`deno run\` serves with; ${
+      `**Over a real socket** (the listener \`deno run\` serves with; ${
         Math.round((ROUNDS * PER_ROUND) / 5).toLocaleString("en-US")
       } requests each): what a client sees.`,
       "",

@@ -1,0 +1,341 @@
+/**
+ * The HTTP/1.1 framing of the `deno run` listener (lib/http/http1.ts), as pure functions: what a
+ * head parses to, what is refused with which status, chunked bodies, and that any split of a
+ * pipelined byte stream parses to the same requests.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { ChunkedDecoder, HTTP1_LIMITS, parseHead, type RequestHead } from "../../lib/http/http1.ts";
+import { encodeMessage } from "../../lib/http/http1_response.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function parse(text: string) {
+  const bytes = encoder.encode(text);
+  return parseHead(bytes, 0, bytes.byteLength);
+}
+
+function head(text: string): RequestHead {
+  const result = parse(text);
+  assert.ok("head" in result, `not a head: ${JSON.stringify(result)}`);
+  return result.head;
+}
+
+function refusal(text: string, reason?: string): number {
+  const result = parse(text);
+  assert.ok("refused" in result, `not refused: ${JSON.stringify(result)}`);
+  if (reason !== undefined) assert.equal(result.refused.reason, reason);
+  return result.refused.status;
+}
+
+Deno.test("a request head parses to its method, target, headers, framing and keep-alive", () => {
+  const text = "POST /mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8585\r\nContent-Type:  application/json \r\n" +
+    "Content-Length: 12\r\n\r\n";
+  const parsed = head(text + "{...body...}");
+  assert.equal(parsed.method, "POST");
+  assert.equal(parsed.target, "/mcp?x=1");
+  assert.equal(parsed.minor, 1);
+  assert.deepEqual(parsed.headers, [
+    ["host", "127.0.0.1:8585"],
+    ["content-type", "application/json"],
+    ["content-length", "12"],
+  ]);
+  assert.deepEqual(parsed.body, { kind: "length", length: 12 });
+  assert.equal(parsed.keepAlive, true);
+  assert.equal(parsed.size, encoder.encode(text).byteLength);
+});
+
+Deno.test("keep-alive: HTTP/1.1 unless Connection: close; HTTP/1.0 only with Connection: keep-alive", () => {
+  assert.equal(head("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n").keepAlive, false);
+  assert.equal(head("GET / HTTP/1.1\r\nHost: a\r\nConnection: foo, Close\r\n\r\n").keepAlive, false);
+  assert.equal(head("GET / HTTP/1.0\r\n\r\n").keepAlive, false);
+  assert.equal(head("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").keepAlive, true);
+});
+
+Deno.test("an incomplete head waits for more bytes; empty lines before the request line are skipped", () => {
+  assert.deepEqual(parse("GET / HTTP/1.1\r\nHost: a\r\n"), { incomplete: true });
+  assert.deepEqual(parse("GE"), { incomplete: true });
+  const parsed = head("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n");
+  assert.equal(parsed.method, "GET");
+  assert.equal(parsed.size, 4 + "GET / HTTP/1.1\r\nHost: a\r\n\r\n".length);
+});
+
+Deno.test("ambiguous framing is refused with 400 (request smuggling)", async (t) => {
+  const cases: [string, string][] = [
+    ["Content-Length and Transfer-Encoding", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n"],
+    ["Transfer-Encoding then Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"],
+    ["two Content-Length", "Content-Length: 5\r\nContent-Length: 5\r\n"],
+    ["a Content-Length list", "Content-Length: 5, 5\r\n"],
+    ["a signed Content-Length", "Content-Length: +5\r\n"],
+    ["a hex Content-Length", "Content-Length: 0x5\r\n"],
+    ["an empty Content-Length", "Content-Length: \r\n"],
+    ["a huge Content-Length", "Content-Length: 99999999999999999999\r\n"],
+    ["chunked twice", "Transfer-Encoding: chunked, chunked\r\n"],
+    ["chunked in two fields", "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n"],
+    ["chunked not last", "Transfer-Encoding: chunked, gzip\r\n"],
+    ["no chunked at all", "Transfer-Encoding: identity\r\n"],
+    ["an empty coding", "Transfer-Encoding: ,chunked\r\n"],
+    ["obs-fold", "X-A: 1\r\n  folded\r\n"],
+    ["whitespace before the colon", "Content-Length : 5\r\n"],
+    ["a header without a colon", "Content-Length 5\r\n"],
+    ["an empty header name", ": 5\r\n"],
+    ["a control character in a value", "X-A: a\x01b\r\n"],
+    ["a NUL in a value", "X-A: a\x00b\r\n"],
+    ["a bare CR in a value", "X-A: a\rb\r\n"],
+    ["two Host headers", "Host: b\r\n"],
+  ];
+  for (const [name, headers] of cases) {
+    await t.step(name, () => {
+      assert.equal(refusal(`POST / HTTP/1.1\r\nHost: a\r\n${headers}\r\n`), 400);
+    });
+  }
+  await t.step("each refusal says why", () => {
+    assert.equal(
+      refusal("POST / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\n folded\r\n\r\n", "obs-fold in a header"),
+      400,
+    );
+    assert.equal(refusal("GET / HTTP/1.1\r\nHost: a\nX: 1\r\n\r\n", "a bare LF in the head"), 400);
+    assert.equal(
+      refusal("POST / HTTP/1.1\r\nHost: a\r\nX-A : 1\r\n\r\n", "whitespace before a header's colon"),
+      400,
+    );
+  });
+  await t.step("a bare LF ends no line", () => {
+    assert.equal(refusal("GET / HTTP/1.1\nHost: a\n\n"), 400);
+    assert.equal(refusal("GET / HTTP/1.1\r\nHost: a\nX: 1\r\n\r\n"), 400);
+    assert.equal(refusal("GET / HTTP/1.1\r\nHost: a\r\n\n"), 400);
+  });
+  await t.step("Transfer-Encoding in HTTP/1.0", () => {
+    assert.equal(refusal("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"), 400);
+  });
+  await t.step("no Host in HTTP/1.1", () => {
+    assert.equal(refusal("GET / HTTP/1.1\r\nX-A: 1\r\n\r\n"), 400);
+  });
+});
+
+Deno.test("malformed request lines, HTTP/2 and garbage are refused", () => {
+  assert.equal(refusal("GET  / HTTP/1.1\r\nHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("GET / HTTP/1.1 \r\nHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("GET /a b HTTP/1.1\r\nHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("GET /é HTTP/1.1\r\nHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("G(T / HTTP/1.1\r\nHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("GET / HTTP/1.1\rHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("GET / http/1.1\r\nHost: a\r\n\r\n"), 400);
+  assert.equal(refusal("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400);
+  assert.equal(refusal("GET / HTTP/1.2\r\nHost: a\r\n\r\n"), 505);
+  assert.equal(refusal("GET / HTTP/3.0\r\nHost: a\r\n\r\n"), 505);
+  // Garbage is refused before any line end arrives: a TLS hello, binary noise.
+  const tls = new Uint8Array([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]);
+  assert.equal((parseHead(tls, 0, tls.byteLength) as { refused: { status: number } }).refused.status, 400);
+});
+
+Deno.test("limits: a long request line is 414, a large head or too many fields 431", () => {
+  const long = "/" + "a".repeat(HTTP1_LIMITS.requestLine);
+  assert.equal(refusal(`GET ${long} HTTP/1.1\r\nHost: a\r\n\r\n`), 414);
+  assert.equal(refusal(`GET ${long}`), 414, "refused before the line ends");
+  const big = `X-Big: ${"b".repeat(HTTP1_LIMITS.head)}\r\n`;
+  assert.equal(refusal(`GET / HTTP/1.1\r\nHost: a\r\n${big}\r\n`), 431);
+  assert.equal(refusal(`GET / HTTP/1.1\r\nHost: a\r\n${big}`), 431, "refused before the head ends");
+  const many = Array.from({ length: HTTP1_LIMITS.headers + 1 }, (_, i) => `X-${i}: 1\r\n`).join("");
+  assert.equal(refusal(`GET / HTTP/1.1\r\nHost: a\r\n${many}\r\n`), 431);
+});
+
+Deno.test("transfer-codings other than chunked are 501; other expectations 417", () => {
+  assert.equal(refusal("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"), 501);
+  assert.equal(refusal("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: br, gzip, chunked\r\n\r\n"), 501);
+  assert.equal(refusal("POST / HTTP/1.1\r\nHost: a\r\nExpect: the-moon\r\n\r\n"), 417);
+  assert.equal(head("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-Continue\r\n\r\n").expectContinue, true);
+  assert.deepEqual(head("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n").body, {
+    kind: "chunked",
+  });
+});
+
+Deno.test("header values keep obs-text bytes one character per byte", () => {
+  const bytes = new Uint8Array([
+    ...encoder.encode("GET / HTTP/1.1\r\nHost: a\r\nX-A: "),
+    0xe9,
+    0xff,
+    13,
+    10,
+    13,
+    10,
+  ]);
+  const result = parseHead(bytes, 0, bytes.byteLength);
+  assert.ok("head" in result);
+  assert.deepEqual(result.head.headers[1], ["x-a", "\u00e9\u00ff"]);
+  const out = encodeMessage("x-a: \u00e9\u00ff\r\n");
+  assert.deepEqual([...out.subarray(5, 7)], [0xe9, 0xff]);
+});
+
+function decodeAll(text: string): { data: string; consumed: number; done: boolean } | { status: number } {
+  const bytes = encoder.encode(text);
+  const result = new ChunkedDecoder().decode(bytes, 0, bytes.byteLength);
+  if ("refused" in result) return { status: result.refused.status };
+  return {
+    data: result.data.map((d) => decoder.decode(d)).join(""),
+    consumed: result.consumed,
+    done: result.done,
+  };
+}
+
+Deno.test("a chunked body decodes its data; extensions and trailers are read and ignored", () => {
+  assert.deepEqual(decodeAll("5\r\nhello\r\n6;name=val\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\nNEXT"), {
+    data: "hello world",
+    consumed: "5\r\nhello\r\n6;name=val\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n".length,
+    done: true,
+  });
+  assert.deepEqual(decodeAll("A\r\n0123456789\r\n0\r\n\r\n"), {
+    data: "0123456789",
+    consumed: 20,
+    done: true,
+  });
+  assert.deepEqual(decodeAll("5\r\nhel"), { data: "hel", consumed: 6, done: false });
+});
+
+Deno.test("broken chunked framing is refused", () => {
+  for (
+    const bad of [
+      "5\nhello\r\n0\r\n\r\n", // bare LF after the size
+      "5\r\nhelloXX0\r\n\r\n", // data not followed by CRLF
+      "x\r\nhello\r\n0\r\n\r\n", // no size
+      "-5\r\nhello\r\n", // signed
+      "5 5\r\nhello\r\n", // junk after the size
+      "1234567890abc\r\n", // too many digits
+      "0\r\nbad trailer\r\n\r\n", // a trailer without a colon
+      "0\r\nX: 1\n\r\n", // a bare LF in a trailer
+    ]
+  ) {
+    const result = decodeAll(bad);
+    assert.ok(
+      "status" in result && result.status === 400,
+      `${JSON.stringify(bad)}: ${JSON.stringify(result)}`,
+    );
+  }
+  const longLine = `5;${"e".repeat(HTTP1_LIMITS.chunkLine)}`;
+  assert.deepEqual(decodeAll(longLine), { status: 400 });
+  const trailers = `0\r\n${"X-T: 1\r\n".repeat(HTTP1_LIMITS.trailers / 8 + 1)}\r\n`;
+  assert.deepEqual(decodeAll(trailers), { status: 431 });
+});
+
+/** A request as the property below generates it, and how it parsed. */
+interface Sent {
+  method: string;
+  target: string;
+  headers: [string, string][];
+  body: string;
+  chunks?: number[];
+}
+
+/** Parses a pipelined byte stream that arrives in `pieces`, as the listener does: heads, then bodies. */
+function parseStream(pieces: Uint8Array[]): Sent[] {
+  let buf = new Uint8Array(0);
+  let start = 0;
+  const requests: Sent[] = [];
+  let current: { head: RequestHead; left: number; chunked?: ChunkedDecoder; body: Uint8Array[] } | undefined;
+  for (const piece of pieces) {
+    const next = new Uint8Array(buf.byteLength - start + piece.byteLength);
+    next.set(buf.subarray(start), 0);
+    next.set(piece, buf.byteLength - start);
+    buf = next;
+    start = 0;
+    while (start < buf.byteLength) {
+      if (!current) {
+        const result = parseHead(buf, start, buf.byteLength);
+        if ("incomplete" in result) break;
+        if ("refused" in result) throw new Error(result.refused.reason);
+        start += result.head.size;
+        const body = result.head.body;
+        current = {
+          head: result.head,
+          left: body.kind === "length" ? body.length : 0,
+          ...(body.kind === "chunked" ? { chunked: new ChunkedDecoder() } : {}),
+          body: [],
+        };
+      }
+      if (current.chunked) {
+        const result = current.chunked.decode(buf, start, buf.byteLength);
+        if ("refused" in result) throw new Error(result.refused.reason);
+        current.body.push(...result.data.map((d) => d.slice()));
+        start += result.consumed;
+        if (!result.done) break;
+      } else {
+        const n = Math.min(current.left, buf.byteLength - start);
+        current.body.push(buf.slice(start, start + n));
+        start += n;
+        current.left -= n;
+        if (current.left > 0) break;
+      }
+      const { head } = current;
+      requests.push({
+        method: head.method,
+        target: head.target,
+        headers: head.headers.filter(([name]) => name.startsWith("x-")),
+        body: decoder.decode(new Uint8Array(current.body.flatMap((b) => [...b]))),
+      });
+      current = undefined;
+    }
+  }
+  return requests;
+}
+
+/** `request` in bytes: a length-framed body, or chunked in the sizes of `chunks`, with a trailer. */
+function serialize(request: Sent): Uint8Array[] {
+  let text = `${request.method} ${request.target} HTTP/1.1\r\nHost: example\r\n`;
+  for (const [name, value] of request.headers) text += `${name}: ${value}\r\n`;
+  const body = encoder.encode(request.body);
+  if (!request.chunks) return [encoder.encode(`${text}Content-Length: ${body.byteLength}\r\n\r\n`), body];
+  const parts = [encoder.encode(`${text}Transfer-Encoding: chunked\r\n\r\n`)];
+  let at = 0;
+  for (const size of [...request.chunks, body.byteLength]) {
+    if (at === body.byteLength) break;
+    const part = body.subarray(at, at + size);
+    at += part.byteLength;
+    parts.push(encoder.encode(`${part.byteLength.toString(16)};ext=1\r\n`), part, encoder.encode("\r\n"));
+  }
+  parts.push(encoder.encode("0\r\nX-Trailer: ignored\r\n\r\n"));
+  return parts;
+}
+
+const requestArbitrary: fc.Arbitrary<Sent> = fc.record({
+  method: fc.constantFrom("GET", "POST", "PUT", "DELETE"),
+  target: fc.stringMatching(/^\/[a-z0-9/?=&%-]{0,20}$/),
+  headers: fc.array(
+    fc.tuple(fc.stringMatching(/^x-[a-z0-9-]{1,10}$/), fc.stringMatching(/^[!-~]([ !-~]{0,20}[!-~])?$/)),
+    { maxLength: 4 },
+  ),
+  body: fc.string({ maxLength: 200, unit: "grapheme" }),
+  chunks: fc.option(fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 6 }), {
+    nil: undefined,
+  }),
+});
+
+Deno.test("any split of a valid pipelined byte stream parses to the same requests", () => {
+  fc.assert(
+    fc.property(
+      fc.array(requestArbitrary, { minLength: 1, maxLength: 5 }),
+      fc.array(fc.integer({ min: 0, max: 10_000 }), { maxLength: 30 }),
+      (requests, cuts) => {
+        const parts = requests.flatMap(serialize);
+        const bytes = new Uint8Array(parts.reduce((sum, p) => sum + p.byteLength, 0));
+        parts.reduce((at, p) => (bytes.set(p, at), at + p.byteLength), 0);
+        const points = [...new Set(cuts.map((c) => c % (bytes.byteLength + 1)))].sort((a, b) => a - b);
+        const pieces: Uint8Array[] = [];
+        let at = 0;
+        for (const point of [...points, bytes.byteLength]) {
+          pieces.push(bytes.slice(at, point));
+          at = point;
+        }
+        const expected = requests.map(({ method, target, headers, body }) => ({
+          method,
+          target,
+          headers,
+          body,
+        }));
+        assert.deepEqual(parseStream(pieces), expected);
+        assert.deepEqual(parseStream([bytes]), expected);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
