@@ -62,7 +62,7 @@ function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number)
   let shown = 0;
   const emit = (task: Task, depth: number, parent: Task | undefined) => {
     shown++;
-    const done = task.tasks.length > 0 ? doneChildren(task) : 0;
+    const done = task.tasks.length > 0 ? tree.doneChildren(task) : 0;
     text += "\n" + formatRow(tree, task, depth, parent, done, before.get(task.id), team);
     if (task.tasks.length > 0) (onPath.has(task) ? pathParents : otherParents).push({ task, done });
   };
@@ -202,12 +202,6 @@ function blockedNote(tree: TaskTree, task: Task): string {
     if (blocker && blocker.status !== "done") return ", blocked";
   }
   return "";
-}
-
-function doneChildren(task: Task): number {
-  let done = 0;
-  for (const child of task.tasks) if (child.status === "done") done++;
-  return done;
 }
 
 function pct(part: number, whole: number): number {

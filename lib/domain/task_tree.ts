@@ -12,6 +12,8 @@ interface Entry {
   parent: Task | undefined;
   /** Tasks in this task's subtree, itself included; kept up to date on insert and remove. */
   size: number;
+  /** This task's children that are done; kept up to date by every status change, insert and remove. */
+  done: number;
 }
 
 /** What a committed transaction changed: enough for a store to write only that. */
@@ -105,6 +107,11 @@ export class TaskTree {
   /** Number of tasks in `task`'s subtree, itself included; O(1). */
   subtreeSize(task: Task): number {
     return this.#index.get(task.id)?.size ?? 0;
+  }
+
+  /** Number of `task`'s children that are done; O(1) (the progress table reads it per parent row). */
+  doneChildren(task: Task): number {
+    return this.#index.get(task.id)?.done ?? 0;
   }
 
   /** The parent of a task; undefined for a root. */
@@ -339,6 +346,10 @@ export class TaskTree {
   }
 
   #applyStatus(task: Task, status: TaskStatus): void {
+    if ((task.status === "done") !== (status === "done")) {
+      const parent = this.#index.get(task.id)?.parent;
+      if (parent) this.#index.get(parent.id)!.done += status === "done" ? 1 : -1;
+    }
     this.#counts[task.status]--;
     this.#counts[status]++;
     task.status = status;
@@ -371,7 +382,7 @@ export class TaskTree {
         if (this.#index.has(item.task.id)) {
           fail("DUPLICATE_ID", `Task id "${item.task.id}" is already used in this session.`);
         }
-        const entry = { task: item.task, parent: item.parent, size: 1 };
+        const entry = { task: item.task, parent: item.parent, size: 1, done: 0 };
         this.#index.set(item.task.id, entry);
         added.push(entry);
         this.#counts[item.task.status]++;
@@ -392,12 +403,16 @@ export class TaskTree {
       const entry = added[i]!;
       this.#index.get(entry.parent!.id)!.size += entry.size;
     }
+    for (const entry of added) {
+      if (entry.parent && entry.task.status === "done") this.#index.get(entry.parent.id)!.done++;
+    }
     this.#addToAncestors(parent, added.length);
     // Called after the subtree joined its list: a parent that gains a child stops being a leaf.
     if (parent) this.#trackActive(parent);
   }
 
   #unindexSubtree(task: Task, parent: Task | undefined): number {
+    if (parent && task.status === "done") this.#index.get(parent.id)!.done--;
     let count = 0;
     for (const { task: t } of subtree(task)) {
       this.#index.delete(t.id);
