@@ -14,6 +14,8 @@ interface Entry {
   size: number;
   /** This task's children that are done; kept up to date by every status change, insert and remove. */
   done: number;
+  /** This task's children that are in progress; kept up to date like {@link Entry.done}. */
+  running: number;
 }
 
 /** What a committed transaction changed: enough for a store to write only that. */
@@ -112,6 +114,11 @@ export class TaskTree {
   /** Number of `task`'s children that are done; O(1) (the progress table reads it per parent row). */
   doneChildren(task: Task): number {
     return this.#index.get(task.id)?.done ?? 0;
+  }
+
+  /** Number of `task`'s children that are in progress; O(1) (a parent's status follows it). */
+  runningChildren(task: Task): number {
+    return this.#index.get(task.id)?.running ?? 0;
   }
 
   /** The parent of a task; undefined for a root. */
@@ -328,7 +335,7 @@ export class TaskTree {
   settleFrom(parent: Task | undefined): Task[] {
     const changed: Task[] = [];
     for (let t = parent; t; t = this.parentOf(t)) {
-      const next = derivedStatus(t);
+      const next = this.#derived(t);
       if (next === t.status) break;
       this.setStatus(t, next);
       changed.push(t);
@@ -346,10 +353,9 @@ export class TaskTree {
   }
 
   #applyStatus(task: Task, status: TaskStatus): void {
-    if ((task.status === "done") !== (status === "done")) {
-      const parent = this.#index.get(task.id)?.parent;
-      if (parent) this.#index.get(parent.id)!.done += status === "done" ? 1 : -1;
-    }
+    const parent = this.#index.get(task.id)?.parent;
+    this.#countChild(parent, task.status, -1);
+    this.#countChild(parent, status, 1);
     this.#counts[task.status]--;
     this.#counts[status]++;
     task.status = status;
@@ -382,7 +388,7 @@ export class TaskTree {
         if (this.#index.has(item.task.id)) {
           fail("DUPLICATE_ID", `Task id "${item.task.id}" is already used in this session.`);
         }
-        const entry = { task: item.task, parent: item.parent, size: 1, done: 0 };
+        const entry = { task: item.task, parent: item.parent, size: 1, done: 0, running: 0 };
         this.#index.set(item.task.id, entry);
         added.push(entry);
         this.#counts[item.task.status]++;
@@ -403,16 +409,14 @@ export class TaskTree {
       const entry = added[i]!;
       this.#index.get(entry.parent!.id)!.size += entry.size;
     }
-    for (const entry of added) {
-      if (entry.parent && entry.task.status === "done") this.#index.get(entry.parent.id)!.done++;
-    }
+    for (const entry of added) this.#countChild(entry.parent, entry.task.status, 1);
     this.#addToAncestors(parent, added.length);
     // Called after the subtree joined its list: a parent that gains a child stops being a leaf.
     if (parent) this.#trackActive(parent);
   }
 
   #unindexSubtree(task: Task, parent: Task | undefined): number {
-    if (parent && task.status === "done") this.#index.get(parent.id)!.done--;
+    this.#countChild(parent, task.status, -1);
     let count = 0;
     for (const { task: t } of subtree(task)) {
       this.#index.delete(t.id);
@@ -424,6 +428,22 @@ export class TaskTree {
     this.#addToAncestors(parent, -count);
     if (parent) this.#trackActive(parent);
     return count;
+  }
+
+  /** Adds `sign` to `parent`'s count of children with `status` (done and in progress are counted). */
+  #countChild(parent: Task | undefined, status: TaskStatus, sign: 1 | -1): void {
+    if (!parent || status === "todo") return;
+    const entry = this.#index.get(parent.id)!;
+    if (status === "done") entry.done += sign;
+    else entry.running += sign;
+  }
+
+  /** {@link derivedStatus} from the counts of the index, without reading the children. */
+  #derived(task: Task): TaskStatus {
+    const count = task.tasks.length;
+    if (count === 0) return task.status;
+    const entry = this.#index.get(task.id)!;
+    return entry.running > 0 ? "in_progress" : entry.done === count ? "done" : "todo";
   }
 
   #addToAncestors(parent: Task | undefined, delta: number): void {

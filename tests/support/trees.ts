@@ -74,6 +74,8 @@ export function recount(tree: TaskTree): {
       else if (tree.parentOf(t) !== parent) indexProblems.push(`wrong parent for "${t.id}"`);
       else if (tree.doneChildren(t) !== t.tasks.filter((c) => c.status === "done").length) {
         indexProblems.push(`wrong count of done children for "${t.id}"`);
+      } else if (tree.runningChildren(t) !== t.tasks.filter((c) => c.status === "in_progress").length) {
+        indexProblems.push(`wrong count of children in progress for "${t.id}"`);
       }
       visit(t.tasks, t);
     }
