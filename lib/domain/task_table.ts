@@ -72,26 +72,32 @@ function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number)
   if (tree.size <= cap) {
     for (const { task, depth, parent } of tree.walk()) emit(task, depth, parent);
   } else {
-    // Only lists holding a chosen task are walked: the cost follows the rows shown and their
-    // siblings, never the size of the tree. Hidden tasks are counted with their subtrees.
+    // Only lists holding a chosen task are walked, from one chosen position to the next: the cost
+    // follows the rows shown, never the size of the tree or of a list. Hidden tasks are counted
+    // with their subtrees; a run of hidden leaves is counted without looking at them.
     const chosen = chooseRows(tree, anchors, cap);
-    const expanded = new Set<Task | undefined>();
-    for (const task of chosen) expanded.add(tree.parentOf(task));
-    const visit = (list: Task[], depth: number, parent: Task | undefined) => {
+    const hiddenIn = (list: Task[], leavesOnly: boolean, from: number, to: number) => {
+      if (leavesOnly) return to - from;
       let hidden = 0;
-      for (const task of list) {
-        if (!chosen.has(task)) {
-          hidden += task.tasks.length === 0 ? 1 : tree.subtreeSize(task);
-          continue;
-        }
-        if (hidden > 0) hiddenRow(hidden, depth, parent);
-        hidden = 0;
+      for (let i = from; i < to; i++) {
+        const task = list[i]!;
+        hidden += task.tasks.length === 0 ? 1 : tree.subtreeSize(task);
+      }
+      return hidden;
+    };
+    const visit = (list: Task[], depth: number, parent: Task | undefined) => {
+      const leavesOnly = (parent ? tree.subtreeSize(parent) - 1 : tree.size) === list.length;
+      let next = 0;
+      for (const at of chosen.get(parent) ?? []) {
+        if (at > next) hiddenRow(hiddenIn(list, leavesOnly, next, at), depth, parent);
+        next = at + 1;
+        const task = list[at]!;
         emit(task, depth, parent);
         if (task.tasks.length === 0) continue;
-        if (expanded.has(task)) visit(task.tasks, depth + 1, task);
+        if (chosen.has(task)) visit(task.tasks, depth + 1, task);
         else hiddenRow(tree.subtreeSize(task) - 1, depth + 1, task);
       }
-      if (hidden > 0) hiddenRow(hidden, depth, parent);
+      if (list.length > next) hiddenRow(hiddenIn(list, leavesOnly, next, list.length), depth, parent);
     };
     visit(tree.roots, 0, undefined);
   }
@@ -140,39 +146,51 @@ function anchorsOf(
 /**
  * The tasks to show, at most `cap`, each with its ancestors: the anchors' paths first (the focus
  * before the others), then their siblings nearest first, then the rest breadth first from the top.
+ * Returned as the positions chosen in each list, in order, by the list's parent (undefined: the roots).
  */
-function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
+function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Map<Task | undefined, number[]> {
   const chosen = new Set<Task>();
-  const take = (task: Task) => {
-    if (chosen.size < cap) chosen.add(task);
-    return chosen.has(task);
+  const lists = new Map<Task | undefined, number[]>();
+  const take = (list: Task[], at: number, parent: Task | undefined) => {
+    const task = list[at]!;
+    if (chosen.has(task)) return true;
+    if (chosen.size >= cap) return false;
+    chosen.add(task);
+    const positions = lists.get(parent);
+    if (positions) positions.push(at);
+    else lists.set(parent, [at]);
+    return true;
   };
-  const path: Task[] = [];
+  const around: { list: Task[]; at: number; parent: Task | undefined }[] = [];
   for (const anchor of anchors) {
+    let parent: Task | undefined;
     for (const task of tree.pathTo(anchor)) {
-      if (!take(task)) break;
-      if (!path.includes(task)) path.push(task);
+      const list = parent ? parent.tasks : tree.roots;
+      const at = list.indexOf(task);
+      if (!take(list, at, parent)) break;
+      if (!around.some((a) => a.list === list && a.at === at)) around.push({ list, at, parent });
+      parent = task;
     }
   }
-  const around = path.map((task) => {
-    const siblings = tree.siblingsOf(task);
-    return { siblings, at: siblings.indexOf(task) };
-  });
-  const widest = Math.max(0, ...around.map((a) => a.siblings.length));
+  let widest = 0;
+  for (const { list } of around) widest = Math.max(widest, list.length);
   for (let d = 1; d < widest && chosen.size < cap; d++) {
-    for (const { siblings, at } of around) {
-      if (at - d >= 0) take(siblings[at - d]!);
-      if (at + d < siblings.length) take(siblings[at + d]!);
+    for (const { list, at, parent } of around) {
+      if (at - d >= 0) take(list, at - d, parent);
+      if (at + d < list.length) take(list, at + d, parent);
     }
   }
-  const levels: Task[][] = [tree.roots];
+  const levels: { list: Task[]; parent: Task | undefined }[] = [{ list: tree.roots, parent: undefined }];
   for (let i = 0; i < levels.length && chosen.size < cap; i++) {
-    for (const task of levels[i]!) {
-      if (!take(task)) break;
-      if (task.tasks.length > 0) levels.push(task.tasks);
+    const { list, parent } = levels[i]!;
+    for (let at = 0; at < list.length; at++) {
+      if (!take(list, at, parent)) break;
+      const task = list[at]!;
+      if (task.tasks.length > 0) levels.push({ list: task.tasks, parent: task });
     }
   }
-  return chosen;
+  for (const positions of lists.values()) positions.sort((a, b) => a - b);
+  return lists;
 }
 
 function formatRow(
