@@ -140,7 +140,9 @@ export class TaskTree {
 
   /** Leaves currently in progress (at most one while invariant 1 holds). */
   activeLeaves(): Task[] {
-    return [...this.#active].map((id) => this.require(id));
+    const leaves: Task[] = [];
+    for (const id of this.#active) leaves.push(this.#index.get(id)!.task);
+    return leaves;
   }
 
   /** The tasks whose own `blocked_by` names `id`, from an index kept by every change. */
