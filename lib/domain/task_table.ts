@@ -74,30 +74,43 @@ function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number)
   } else {
     // Only lists holding a chosen task are walked, from one chosen position to the next: the cost
     // follows the rows shown, never the size of the tree or of a list. Hidden tasks are counted
-    // with their subtrees; a run of hidden leaves is counted without looking at them.
+    // with their subtrees: a run of hidden leaves by subtraction of positions, and the longest run
+    // of a list (the 90 hidden roots of a 100,000-task session) from the list's total, unvisited.
     const chosen = chooseRows(tree, anchors, cap);
-    const hiddenIn = (list: Task[], leavesOnly: boolean, from: number, to: number) => {
-      if (leavesOnly) return to - from;
-      let hidden = 0;
-      for (let i = from; i < to; i++) {
-        const task = list[i]!;
-        hidden += task.tasks.length === 0 ? 1 : tree.subtreeSize(task);
-      }
-      return hidden;
-    };
+    const sizeOf = (task: Task) => task.tasks.length === 0 ? 1 : tree.subtreeSize(task);
     const visit = (list: Task[], depth: number, parent: Task | undefined) => {
-      const leavesOnly = (parent ? tree.subtreeSize(parent) - 1 : tree.size) === list.length;
+      const positions = chosen.get(parent) ?? [];
+      const gaps: { from: number; to: number; hidden: number }[] = [];
       let next = 0;
-      for (const at of chosen.get(parent) ?? []) {
-        if (at > next) hiddenRow(hiddenIn(list, leavesOnly, next, at), depth, parent);
+      for (const at of positions) {
+        if (at > next) gaps.push({ from: next, to: at, hidden: at - next });
         next = at + 1;
+      }
+      if (list.length > next) gaps.push({ from: next, to: list.length, hidden: list.length - next });
+      const total = parent ? tree.subtreeSize(parent) - 1 : tree.size;
+      if (total !== list.length && gaps.length > 0) {
+        let longest = gaps[0]!;
+        for (const gap of gaps) if (gap.to - gap.from > longest.to - longest.from) longest = gap;
+        let known = 0;
+        for (const at of positions) known += sizeOf(list[at]!);
+        for (const gap of gaps) {
+          if (gap === longest) continue;
+          gap.hidden = 0;
+          for (let i = gap.from; i < gap.to; i++) gap.hidden += sizeOf(list[i]!);
+          known += gap.hidden;
+        }
+        longest.hidden = total - known;
+      }
+      let gap = 0;
+      for (const at of positions) {
+        if (gaps[gap]?.to === at) hiddenRow(gaps[gap++]!.hidden, depth, parent);
         const task = list[at]!;
         emit(task, depth, parent);
         if (task.tasks.length === 0) continue;
         if (chosen.has(task)) visit(task.tasks, depth + 1, task);
         else hiddenRow(tree.subtreeSize(task) - 1, depth + 1, task);
       }
-      if (list.length > next) hiddenRow(hiddenIn(list, leavesOnly, next, list.length), depth, parent);
+      if (gap < gaps.length) hiddenRow(gaps[gap]!.hidden, depth, parent);
     };
     visit(tree.roots, 0, undefined);
   }
