@@ -187,7 +187,7 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
     description: task.description,
     status: task.status,
     subtasks_total: task.tasks.length,
-    subtasks_done: task.tasks.filter((t) => t.status === "done").length,
+    subtasks_done: tree.doneChildren(task),
   };
   if (task.resolution !== undefined) view.resolution = task.resolution;
   if (task.completion_criteria) view.completion_criteria = task.completion_criteria;

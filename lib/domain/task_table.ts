@@ -46,74 +46,88 @@ function renderTable(tree: TaskTree, options: TaskTableOptions, percent: number)
   if (tree.size === 0) return "No tasks in this session.";
   // The Agent column appears once an agent holds a leaf: a session without agents looks as before.
   const team = tree.activeLeaves().some((leaf) => leaf.claim !== undefined);
-  const lines = team
-    ? [
-      "| Task | ID | Parent | Status | Agent | Changed | Subtasks | Progress |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    : [
-      "| Task | ID | Parent | Status | Changed | Subtasks | Progress |",
-      "| --- | --- | --- | --- | --- | --- | --- |",
-    ];
+  // One string built by appending (a rope, flattened once when the reply is serialized): cheaper
+  // than an array of lines joined, on every startTask and completeTask.
+  let text = team
+    ? "| Task | ID | Parent | Status | Agent | Changed | Subtasks | Progress |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+    : "| Task | ID | Parent | Status | Changed | Subtasks | Progress |\n| --- | --- | --- | --- | --- | --- | --- |";
+  const hiddenEnd = team ? " | | | | | |" : " | | | | |";
   // Per-parent summary lines (R3.12) for the parents on the active paths; every other parent's
   // progress is in its row. With no active path, every parent shown gets a line.
   const anchors = anchorsOf(tree, options, before);
   const onPath = new Set<Task>();
   for (const anchor of anchors) for (let p = tree.parentOf(anchor); p; p = tree.parentOf(p)) onPath.add(p);
-  const parentLines: string[] = [];
-  const otherParentLines: string[] = [];
+  const pathParents: { task: Task; done: number }[] = [];
+  const otherParents: { task: Task; done: number }[] = [];
   let shown = 0;
   const emit = (task: Task, depth: number, parent: Task | undefined) => {
     shown++;
-    const done = task.tasks.length > 0 ? doneChildren(task) : 0;
-    lines.push(formatRow(tree, task, depth, parent, done, before.get(task.id), team));
-    if (task.tasks.length > 0) {
-      (onPath.has(task) ? parentLines : otherParentLines).push(parentLine(task, done));
-    }
+    const done = task.tasks.length > 0 ? tree.doneChildren(task) : 0;
+    text += "\n" + formatRow(tree, task, depth, parent, done, before.get(task.id), team);
+    if (task.tasks.length > 0) (onPath.has(task) ? pathParents : otherParents).push({ task, done });
   };
   const hiddenRow = (count: number, depth: number, parent: Task | undefined) => {
-    lines.push(`| ${indent(depth)}... ${count} more | | ${parent?.id ?? "-"} | | | | |${team ? " |" : ""}`);
+    text += "\n| " + indent(depth) + "... " + count + " more | | " + (parent?.id ?? "-") + hiddenEnd;
   };
   if (tree.size <= cap) {
     for (const { task, depth, parent } of tree.walk()) emit(task, depth, parent);
   } else {
-    // Only lists holding a chosen task are walked: the cost follows the rows shown and their
-    // siblings, never the size of the tree. Hidden tasks are counted with their subtrees.
+    // Only lists holding a chosen task are walked, from one chosen position to the next: the cost
+    // follows the rows shown, never the size of the tree or of a list. Hidden tasks are counted
+    // with their subtrees: a run of hidden leaves by subtraction of positions, and the longest run
+    // of a list (the 90 hidden roots of a 100,000-task session) from the list's total, unvisited.
     const chosen = chooseRows(tree, anchors, cap);
-    const expanded = new Set<Task | undefined>();
-    for (const task of chosen) expanded.add(tree.parentOf(task));
+    const sizeOf = (task: Task) => task.tasks.length === 0 ? 1 : tree.subtreeSize(task);
     const visit = (list: Task[], depth: number, parent: Task | undefined) => {
-      let hidden = 0;
-      for (const task of list) {
-        if (!chosen.has(task)) {
-          hidden += tree.subtreeSize(task);
-          continue;
+      const positions = chosen.get(parent) ?? [];
+      const gaps: { from: number; to: number; hidden: number }[] = [];
+      let next = 0;
+      for (const at of positions) {
+        if (at > next) gaps.push({ from: next, to: at, hidden: at - next });
+        next = at + 1;
+      }
+      if (list.length > next) gaps.push({ from: next, to: list.length, hidden: list.length - next });
+      const total = parent ? tree.subtreeSize(parent) - 1 : tree.size;
+      if (total !== list.length && gaps.length > 0) {
+        let longest = gaps[0]!;
+        for (const gap of gaps) if (gap.to - gap.from > longest.to - longest.from) longest = gap;
+        let known = 0;
+        for (const at of positions) known += sizeOf(list[at]!);
+        for (const gap of gaps) {
+          if (gap === longest) continue;
+          gap.hidden = 0;
+          for (let i = gap.from; i < gap.to; i++) gap.hidden += sizeOf(list[i]!);
+          known += gap.hidden;
         }
-        if (hidden > 0) hiddenRow(hidden, depth, parent);
-        hidden = 0;
+        longest.hidden = total - known;
+      }
+      let gap = 0;
+      for (const at of positions) {
+        if (gaps[gap]?.to === at) hiddenRow(gaps[gap++]!.hidden, depth, parent);
+        const task = list[at]!;
         emit(task, depth, parent);
         if (task.tasks.length === 0) continue;
-        if (expanded.has(task)) visit(task.tasks, depth + 1, task);
+        if (chosen.has(task)) visit(task.tasks, depth + 1, task);
         else hiddenRow(tree.subtreeSize(task) - 1, depth + 1, task);
       }
-      if (hidden > 0) hiddenRow(hidden, depth, parent);
+      if (gap < gaps.length) hiddenRow(gaps[gap]!.hidden, depth, parent);
     };
     visit(tree.roots, 0, undefined);
   }
-  const out = [lines.join("\n"), ""];
+  text += "\n";
   if (shown < tree.size) {
-    out.push(
-      `Showing ${shown} of ${tree.size} tasks around the active path; a row "... N more" counts the N tasks hidden there (subtasks included). Use getTask or listTasks for the rest.`,
-      "",
-    );
+    text +=
+      `\nShowing ${shown} of ${tree.size} tasks around the active path; a row "... N more" counts the N tasks hidden there (subtasks included). Use getTask or listTasks for the rest.\n`;
   }
-  const summary = parentLines.length > 0 ? parentLines : otherParentLines;
-  if (summary.length > 0) out.push("Parent progress:", ...summary, "");
+  const summary = pathParents.length > 0 ? pathParents : otherParents;
+  if (summary.length > 0) {
+    text += "\nParent progress:";
+    for (const { task, done } of summary) text += "\n" + parentLine(task, done);
+    text += "\n";
+  }
   const c = tree.counts;
-  out.push(
-    `Overall: ${tree.size} tasks, ${c.done} done, ${c.in_progress} in progress, ${c.todo} todo (${percent}% complete)`,
-  );
-  return out.join("\n");
+  return text +
+    `\nOverall: ${tree.size} tasks, ${c.done} done, ${c.in_progress} in progress, ${c.todo} todo (${percent}% complete)`;
 }
 
 function parentLine(task: Task, done: number): string {
@@ -145,39 +159,51 @@ function anchorsOf(
 /**
  * The tasks to show, at most `cap`, each with its ancestors: the anchors' paths first (the focus
  * before the others), then their siblings nearest first, then the rest breadth first from the top.
+ * Returned as the positions chosen in each list, in order, by the list's parent (undefined: the roots).
  */
-function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Set<Task> {
+function chooseRows(tree: TaskTree, anchors: Task[], cap: number): Map<Task | undefined, number[]> {
   const chosen = new Set<Task>();
-  const take = (task: Task) => {
-    if (chosen.size < cap) chosen.add(task);
-    return chosen.has(task);
+  const lists = new Map<Task | undefined, number[]>();
+  const take = (list: Task[], at: number, parent: Task | undefined) => {
+    const task = list[at]!;
+    if (chosen.has(task)) return true;
+    if (chosen.size >= cap) return false;
+    chosen.add(task);
+    const positions = lists.get(parent);
+    if (positions) positions.push(at);
+    else lists.set(parent, [at]);
+    return true;
   };
-  const path: Task[] = [];
+  const around: { list: Task[]; at: number; parent: Task | undefined }[] = [];
   for (const anchor of anchors) {
+    let parent: Task | undefined;
     for (const task of tree.pathTo(anchor)) {
-      if (!take(task)) break;
-      if (!path.includes(task)) path.push(task);
+      const list = parent ? parent.tasks : tree.roots;
+      const at = list.indexOf(task);
+      if (!take(list, at, parent)) break;
+      if (!around.some((a) => a.list === list && a.at === at)) around.push({ list, at, parent });
+      parent = task;
     }
   }
-  const around = path.map((task) => {
-    const siblings = tree.siblingsOf(task);
-    return { siblings, at: siblings.indexOf(task) };
-  });
-  const widest = Math.max(0, ...around.map((a) => a.siblings.length));
+  let widest = 0;
+  for (const { list } of around) widest = Math.max(widest, list.length);
   for (let d = 1; d < widest && chosen.size < cap; d++) {
-    for (const { siblings, at } of around) {
-      if (at - d >= 0) take(siblings[at - d]!);
-      if (at + d < siblings.length) take(siblings[at + d]!);
+    for (const { list, at, parent } of around) {
+      if (at - d >= 0) take(list, at - d, parent);
+      if (at + d < list.length) take(list, at + d, parent);
     }
   }
-  const levels: Task[][] = [tree.roots];
+  const levels: { list: Task[]; parent: Task | undefined }[] = [{ list: tree.roots, parent: undefined }];
   for (let i = 0; i < levels.length && chosen.size < cap; i++) {
-    for (const task of levels[i]!) {
-      if (!take(task)) break;
-      if (task.tasks.length > 0) levels.push(task.tasks);
+    const { list, parent } = levels[i]!;
+    for (let at = 0; at < list.length; at++) {
+      if (!take(list, at, parent)) break;
+      const task = list[at]!;
+      if (task.tasks.length > 0) levels.push({ list: task.tasks, parent: task });
     }
   }
-  return chosen;
+  for (const positions of lists.values()) positions.sort((a, b) => a - b);
+  return lists;
 }
 
 function formatRow(
@@ -207,12 +233,6 @@ function blockedNote(tree: TaskTree, task: Task): string {
     if (blocker && blocker.status !== "done") return ", blocked";
   }
   return "";
-}
-
-function doneChildren(task: Task): number {
-  let done = 0;
-  for (const child of task.tasks) if (child.status === "done") done++;
-  return done;
 }
 
 function pct(part: number, whole: number): number {

@@ -12,6 +12,10 @@ interface Entry {
   parent: Task | undefined;
   /** Tasks in this task's subtree, itself included; kept up to date on insert and remove. */
   size: number;
+  /** This task's children that are done; kept up to date by every status change, insert and remove. */
+  done: number;
+  /** This task's children that are in progress; kept up to date like {@link Entry.done}. */
+  running: number;
 }
 
 /** What a committed transaction changed: enough for a store to write only that. */
@@ -107,6 +111,16 @@ export class TaskTree {
     return this.#index.get(task.id)?.size ?? 0;
   }
 
+  /** Number of `task`'s children that are done; O(1) (the progress table reads it per parent row). */
+  doneChildren(task: Task): number {
+    return this.#index.get(task.id)?.done ?? 0;
+  }
+
+  /** Number of `task`'s children that are in progress; O(1) (a parent's status follows it). */
+  runningChildren(task: Task): number {
+    return this.#index.get(task.id)?.running ?? 0;
+  }
+
   /** The parent of a task; undefined for a root. */
   parentOf(task: Task): Task | undefined {
     return this.#index.get(task.id)?.parent;
@@ -126,7 +140,9 @@ export class TaskTree {
 
   /** Leaves currently in progress (at most one while invariant 1 holds). */
   activeLeaves(): Task[] {
-    return [...this.#active].map((id) => this.require(id));
+    const leaves: Task[] = [];
+    for (const id of this.#active) leaves.push(this.#index.get(id)!.task);
+    return leaves;
   }
 
   /** The tasks whose own `blocked_by` names `id`, from an index kept by every change. */
@@ -321,7 +337,7 @@ export class TaskTree {
   settleFrom(parent: Task | undefined): Task[] {
     const changed: Task[] = [];
     for (let t = parent; t; t = this.parentOf(t)) {
-      const next = derivedStatus(t);
+      const next = this.#derived(t);
       if (next === t.status) break;
       this.setStatus(t, next);
       changed.push(t);
@@ -339,6 +355,9 @@ export class TaskTree {
   }
 
   #applyStatus(task: Task, status: TaskStatus): void {
+    const parent = this.#index.get(task.id)?.parent;
+    this.#countChild(parent, task.status, -1);
+    this.#countChild(parent, status, 1);
     this.#counts[task.status]--;
     this.#counts[status]++;
     task.status = status;
@@ -371,7 +390,7 @@ export class TaskTree {
         if (this.#index.has(item.task.id)) {
           fail("DUPLICATE_ID", `Task id "${item.task.id}" is already used in this session.`);
         }
-        const entry = { task: item.task, parent: item.parent, size: 1 };
+        const entry = { task: item.task, parent: item.parent, size: 1, done: 0, running: 0 };
         this.#index.set(item.task.id, entry);
         added.push(entry);
         this.#counts[item.task.status]++;
@@ -392,12 +411,14 @@ export class TaskTree {
       const entry = added[i]!;
       this.#index.get(entry.parent!.id)!.size += entry.size;
     }
+    for (const entry of added) this.#countChild(entry.parent, entry.task.status, 1);
     this.#addToAncestors(parent, added.length);
     // Called after the subtree joined its list: a parent that gains a child stops being a leaf.
     if (parent) this.#trackActive(parent);
   }
 
   #unindexSubtree(task: Task, parent: Task | undefined): number {
+    this.#countChild(parent, task.status, -1);
     let count = 0;
     for (const { task: t } of subtree(task)) {
       this.#index.delete(t.id);
@@ -409,6 +430,22 @@ export class TaskTree {
     this.#addToAncestors(parent, -count);
     if (parent) this.#trackActive(parent);
     return count;
+  }
+
+  /** Adds `sign` to `parent`'s count of children with `status` (done and in progress are counted). */
+  #countChild(parent: Task | undefined, status: TaskStatus, sign: 1 | -1): void {
+    if (!parent || status === "todo") return;
+    const entry = this.#index.get(parent.id)!;
+    if (status === "done") entry.done += sign;
+    else entry.running += sign;
+  }
+
+  /** {@link derivedStatus} from the counts of the index, without reading the children. */
+  #derived(task: Task): TaskStatus {
+    const count = task.tasks.length;
+    if (count === 0) return task.status;
+    const entry = this.#index.get(task.id)!;
+    return entry.running > 0 ? "in_progress" : entry.done === count ? "done" : "todo";
   }
 
   #addToAncestors(parent: Task | undefined, delta: number): void {

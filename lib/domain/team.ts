@@ -8,6 +8,7 @@
  * operations (task_ops.ts, checklist.ts, history.ts) call these guards; none restates them.
  */
 import { fail } from "./errors.ts";
+import { isoTime } from "./iso_time.ts";
 import type { Claim, Task } from "./schemas.ts";
 import type { TaskTree } from "./task_tree.ts";
 
@@ -294,8 +295,8 @@ export function claimFor(actor: Actor & { agent: string }, since?: string): Clai
   const seconds = actor.leaseSeconds ?? LEASE_SECONDS.default;
   return {
     agent: actor.agent,
-    since: since ?? new Date(actor.now).toISOString(),
-    expires_at: new Date(actor.now + seconds * 1000).toISOString(),
+    since: since ?? isoTime(actor.now),
+    expires_at: isoTime(actor.now + seconds * 1000),
   };
 }
 

@@ -20,21 +20,37 @@ export interface IllFormed {
  * order; undefined when all are. Recursive: measure the depth first (limits.ts `jsonDepth`).
  */
 export function findIllFormed(value: unknown, path: (string | number)[] = []): IllFormed | undefined {
+  const found = illFormedIn(value);
+  if (found) found.path.unshift(...path);
+  return found;
+}
+
+/**
+ * {@link findIllFormed} from `value` itself. Every tool call's arguments pass through here: the path
+ * is built only on the way back from a find, so well-formed arguments allocate nothing.
+ */
+function illFormedIn(value: unknown): IllFormed | undefined {
   if (typeof value === "string") {
-    return value.isWellFormed() ? undefined : { path, unit: loneSurrogate(value), inKey: false };
+    return value.isWellFormed() ? undefined : { path: [], unit: loneSurrogate(value), inKey: false };
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findIllFormed(value[i], [...path, i]);
-      if (found) return found;
+      const found = illFormedIn(value[i]);
+      if (found) {
+        found.path.unshift(i);
+        return found;
+      }
     }
     return undefined;
   }
   if (typeof value === "object" && value !== null) {
-    for (const [key, inner] of Object.entries(value)) {
-      if (!key.isWellFormed()) return { path: [...path, key], unit: loneSurrogate(key), inKey: true };
-      const found = findIllFormed(inner, [...path, key]);
-      if (found) return found;
+    for (const key of Object.keys(value)) {
+      if (!key.isWellFormed()) return { path: [key], unit: loneSurrogate(key), inKey: true };
+      const found = illFormedIn((value as Record<string, unknown>)[key]);
+      if (found) {
+        found.path.unshift(key);
+        return found;
+      }
     }
   }
   return undefined;

@@ -238,7 +238,8 @@ function refuseArguments(tool: string, args: unknown): CallToolResult | undefine
     );
   }
   for (const [key, value] of Object.entries(args)) {
-    if (jsonDepth(value) > LIMITS.jsonDepth) {
+    // A string or number nests 0 levels: only objects and arrays are measured.
+    if (typeof value === "object" && value !== null && jsonDepth(value) > LIMITS.jsonDepth) {
       return errorResult(
         "LIMIT_EXCEEDED",
         `Invalid arguments for ${tool}: ${

@@ -51,14 +51,15 @@ type Guard = <R>(
 
 function guardOf(kind: string, log: Logger): Guard {
   return async (what, call) => {
-    const thrown = new WeakSet<object>();
+    // What the callbacks threw; made only when one throws (every tool call passes through here).
+    let thrown: object[] | undefined;
     // `own` marks a callback so that what it throws passes through as it is.
     const own = <F extends (...args: never[]) => unknown>(fn: F): F =>
       ((...args: Parameters<F>) => {
         try {
           return fn(...args);
         } catch (error) {
-          if (typeof error === "object" && error !== null) thrown.add(error);
+          if (typeof error === "object" && error !== null) (thrown ??= []).push(error);
           throw error;
         }
       }) as F;
@@ -66,7 +67,7 @@ function guardOf(kind: string, log: Logger): Guard {
       return await call(own);
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      if (typeof error === "object" && error !== null && thrown.has(error)) throw error;
+      if (typeof error === "object" && error !== null && thrown?.includes(error)) throw error;
       const cause = describeStoreFailure(error);
       log.error("store unavailable", { store: kind, operation: what, cause, error });
       throw new DomainError(

@@ -14,6 +14,7 @@ import {
   type TreeChangeOptions,
   type TreeUpdate,
 } from "../domain/history.ts";
+import { isoTime } from "../domain/iso_time.ts";
 import type { ProgressDoc } from "../domain/progress_doc.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import { TaskTree } from "../domain/task_tree.ts";
@@ -94,7 +95,7 @@ export class SpaceState {
     let revision = past.revision;
     if (delta.length > 0) {
       revision++;
-      const entry = historyEntry(tree, delta, { revision, tool: options.tool, at: new Date().toISOString() });
+      const entry = historyEntry(tree, delta, { revision, tool: options.tool, at: isoTime(Date.now()) });
       this.history.set(sessionId, { revision, entries: keepLast(past.entries, entry, options.historySize) });
     }
     return {

@@ -72,6 +72,11 @@ export function recount(tree: TaskTree): {
       if (t.status === "in_progress" && t.tasks.length === 0) active.push(t.id);
       if (tree.get(t.id) !== t) indexProblems.push(`index misses "${t.id}"`);
       else if (tree.parentOf(t) !== parent) indexProblems.push(`wrong parent for "${t.id}"`);
+      else if (tree.doneChildren(t) !== t.tasks.filter((c) => c.status === "done").length) {
+        indexProblems.push(`wrong count of done children for "${t.id}"`);
+      } else if (tree.runningChildren(t) !== t.tasks.filter((c) => c.status === "in_progress").length) {
+        indexProblems.push(`wrong count of children in progress for "${t.id}"`);
+      }
       visit(t.tasks, t);
     }
   };

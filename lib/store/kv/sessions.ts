@@ -34,6 +34,7 @@ import {
   type TreeChangeOptions,
   type TreeUpdate,
 } from "../../domain/history.ts";
+import { isoTime } from "../../domain/iso_time.ts";
 import { TaskTree } from "../../domain/task_tree.ts";
 import { KvHistory } from "./kv_history.ts";
 import type { KvPlace, SessionMeta } from "./layout.ts";
@@ -172,7 +173,7 @@ export class KvSessions {
       if (session && delta.length === 0 && !leaseRenewed(tree, changes)) return { result, revision: rev };
       const entry: RecordedChange | undefined = delta.length === 0
         ? undefined
-        : historyEntry(tree, delta, { revision: rev + 1, tool: options.tool, at: new Date().toISOString() });
+        : historyEntry(tree, delta, { revision: rev + 1, tool: options.tool, at: isoTime(Date.now()) });
       let next: CachedSession | null;
       try {
         next = await commitChange(this.#commits, sessionId, session, tree, changes, entry);
