@@ -7,6 +7,7 @@
  * second and the server's CPU time per request.
  *
  *   deno run -A bench/compare.ts --other=/path/to/other/checkout [--rounds=15] [--http-rounds=9]
+ *     [--clients=4] (a list: --clients=1,4,16) [--only=cold,http]
  *
  * Both servers run with this checkout's `deno.json` (the other's main.ts is started by path), so
  * they resolve the same package versions.
@@ -40,6 +41,8 @@ const other = option("other");
 if (!other) throw new Error("usage: deno run -A bench/compare.ts --other=/path/to/other/checkout");
 const rounds = Number(option("rounds", "15"));
 const httpRounds = Number(option("http-rounds", "9"));
+const clientCounts = option("clients", "4")!.split(",").map(Number);
+const only = new Set(option("only", "cold,http")!.split(","));
 const note = (line: string) => console.error(`[compare] ${line}`);
 
 /** `cmd` with the other checkout's main.ts in place of this one's. */
@@ -153,7 +156,7 @@ async function httpTarget(
   return { label, pid: server.child.pid, url, call, stop: () => server.stop() };
 }
 
-async function http(): Promise<string> {
+async function http(clientCount: number): Promise<string> {
   const ports = [freePort(), freePort(), freePort()];
   const targets = [
     await httpTarget("floor", await floorHttp(ports[0]!), ports[0]!, true),
@@ -166,7 +169,9 @@ async function http(): Promise<string> {
     for (let round = 0; round < httpRounds + 1; round++) {
       for (let t = 0; t < targets.length; t++) {
         const target = targets[t]!;
-        const clients = await Promise.all(Array.from({ length: 4 }, () => connectRawHttp(target.url)));
+        const clients = await Promise.all(
+          Array.from({ length: clientCount }, () => connectRawHttp(target.url)),
+        );
         const before = await cpuMs(target.pid);
         const started = performance.now();
         const deadline = started + 1500;
@@ -185,7 +190,7 @@ async function http(): Promise<string> {
           cpu[t]!.push(used * 1000 / requests);
         }
       }
-      note(`http round ${round + 1}/${httpRounds + 1}`);
+      note(`http, ${clientCount} clients: round ${round + 1}/${httpRounds + 1}`);
     }
   } finally {
     for (const target of targets) await target.stop();
@@ -200,12 +205,17 @@ async function http(): Promise<string> {
     `${(floorCpu / median(cpu[i]!)).toFixed(2)}×`,
   ]);
   return [
-    `### HTTP stateful, 4 clients: ${httpRounds} interleaved rounds of 1.5 s`,
+    `### HTTP stateful, ${clientCount} ${
+      clientCount === 1 ? "client" : "clients"
+    }: ${httpRounds} interleaved rounds of 1.5 s`,
     "",
     table(["server", "req/s", "÷ floor", "server CPU µs/req", "floor CPU ÷ this"], rows),
   ].join("\n");
 }
 
 if (import.meta.main) {
-  console.log([`Other checkout: \`${other}\``, "", await coldStart(), "", await http()].join("\n"));
+  const parts = [`Other checkout: \`${other}\``];
+  if (only.has("cold")) parts.push("", await coldStart());
+  if (only.has("http")) { for (const n of clientCounts) parts.push("", await http(n)); }
+  console.log(parts.join("\n"));
 }
