@@ -96,6 +96,7 @@ async function measureSize(
       return result;
     };
     const leaf = (i: number) => ids.leaves[(i * 7919) % ids.leaves.length]!;
+    await warmUp(rpc, options.quick ? 20 : 300);
     for (let i = 0; i < 30; i++) await time("getTask", { id: leaf(i) }, false);
     for (let i = 0; i < n; i++) await time("getTask", { id: leaf(i) });
     for (let i = 0; i < pairs; i++) {
@@ -126,6 +127,29 @@ async function measureSize(
   }
 }
 
+/**
+ * Untimed calls of every measured tool on a session of its own, so the server's code is as warm as
+ * the floor's (one floor process serves every size; a server is started for each): without it the
+ * first size's start and complete were measured while the JIT still compiled them.
+ */
+async function warmUp(rpc: Rpc, calls: number): Promise<void> {
+  const sessionId = "warm-up";
+  const { ids } = await fillSession(rpc, { sessionId, size: 1_000 });
+  const leaves = ids.leaves.slice(0, calls);
+  for (const id of leaves) {
+    await callTool(rpc, "getTask", { sessionId, id });
+    await callTool(rpc, "startTask", { sessionId, id });
+    await callTool(rpc, "completeTask", { sessionId, id, resolution: "Warm-up." });
+  }
+  const parentId = ids.mids[0]!;
+  for (let i = 0; i < calls / 4; i++) {
+    const created = await callTool(rpc, "createTask", { sessionId, parentId, name: `Warm-up ${i}` });
+    const id = (created.structuredContent?.task as { id?: string } | undefined)?.id;
+    if (id) await callTool(rpc, "deleteTask", { sessionId, id });
+  }
+  await callTool(rpc, "deleteTask", { sessionId, id: ids.roots[0]! });
+}
+
 /** Runs part 2. */
 export async function latency(options: PartOptions): Promise<PartResult> {
   const sizes = options.quick ? [100, 10_000] : [100, 10_000, 100_000];
@@ -133,6 +157,8 @@ export async function latency(options: PartOptions): Promise<PartResult> {
   for (const transport of ["stdio", "http"] as const) {
     const floor = await connect(transport, "floor");
     try {
+      // The floor warms up as the server does (warmUp): the same number of untimed calls.
+      for (let i = 0; i < (options.quick ? 80 : 1_000); i++) await callTool(floor.rpc, "noop", { id: "x" });
       const list: SizeResult[] = [];
       for (const size of sizes) list.push(await measureSize(transport, size, floor.rpc, options));
       results.set(transport, list);

@@ -187,12 +187,19 @@ Deno.test("CORS: only allowed origins get CORS headers; Mcp-Session-Id is expose
     await response.body?.cancel();
   });
 
-  await t.step("a request without Origin gets no Access-Control-Allow-Origin", async () => {
-    const response = await post(app.app, initializeBody());
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get("access-control-allow-origin"), null);
-    await response.body?.cancel();
-  });
+  await t.step(
+    "a request without Origin gets no CORS header, and Vary: Origin as a browser's would",
+    async () => {
+      const response = await post(app.app, initializeBody());
+      assert.equal(response.status, 200);
+      for (const [name] of response.headers) assert.ok(!name.startsWith("access-control-"), name);
+      assert.match(response.headers.get("vary") ?? "", /\bOrigin\b/);
+      await response.body?.cancel();
+      const browser = await post(app.app, initializeBody(), { origin: "http://localhost:6274" });
+      assert.match(browser.headers.get("vary") ?? "", /\bOrigin\b/);
+      await browser.body?.cancel();
+    },
+  );
 });
 
 Deno.test("AUTH_TOKEN: /mcp needs the bearer token; /healthz stays open", async (t) => {
