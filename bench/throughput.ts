@@ -1,26 +1,37 @@
 /**
- * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients for a fixed time each, stateful
- * (one MCP session per client) and stateless (`STATELESS=1`: one server and transport per request),
- * this server's getTask on a 100-task session against the floor's no-op tool. Each client sends
- * one request at a time; the load generator runs in this process on the same machine. Besides
- * requests per second, the server process's own CPU time per request (from `/proc/PID/stat`) is
- * reported: other work on the machine moves it much less than it moves requests per second.
+ * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients, stateful (one MCP session per
+ * client) and stateless (`STATELESS=1`: one server and transport per request), this server's
+ * getTask on a 100-task session against the floor's no-op tool. Both servers run at once and take
+ * turns (this, floor, floor, this, …) in short rounds, so a change in the machine's load hits both
+ * alike; the ratio is the median of each round's pair. Each client sends one request at a time; the
+ * load generator runs in this process on the same machine. Besides requests per second, the
+ * server process's own CPU time per request (from `/proc/PID/stat`) is reported: other work on the
+ * machine moves it much less than it moves requests per second.
  */
 import { cpuMs } from "./machine.ts";
 import { freePort } from "../tests/support/processes.ts";
-import { sleep } from "../tests/support/time.ts";
 import { floorHttp, serverHttp, startHttpServer } from "./commands.ts";
 import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
 import { callTool, connectRawHttp, type HttpRpc } from "./rpc.ts";
 import { fillSession } from "./shapes.ts";
-import { stats } from "./stats.ts";
+import { median, stats } from "./stats.ts";
 
 type Mode = "stateful" | "stateless";
+type Who = "checklist-mcp" | "floor";
 
-interface Run {
-  clients: number;
+/** One server's requests over one stretch of time. */
+interface Stretch {
   requests: number;
   seconds: number;
+  latencies: number[];
+  errors: number;
+  cpuMs: number;
+}
+
+/** One server's figures at one client count, over all its rounds. */
+interface Run {
+  clients: number;
+  requestsPerSecond: number;
   p50: number;
   p99: number;
   errors: number;
@@ -28,12 +39,13 @@ interface Run {
   cpuUs: number;
 }
 
-interface Series {
-  who: "checklist-mcp" | "floor";
-  mode: Mode;
-  runs: Run[];
-  /** Why there are no runs. */
-  unavailable?: string;
+/** A server under test: how to call it, and its process. */
+interface Contender {
+  who: Who;
+  url: string;
+  pid: number;
+  call: (rpc: HttpRpc, i: number) => Promise<unknown>;
+  stop: () => Promise<unknown>;
 }
 
 async function drive(
@@ -41,7 +53,7 @@ async function drive(
   call: (rpc: HttpRpc, i: number) => Promise<unknown>,
   seconds: number,
   pid: number,
-): Promise<Run> {
+): Promise<Stretch> {
   const cpuBefore = await cpuMs(pid);
   const latencies: number[] = [];
   let errors = 0;
@@ -59,111 +71,132 @@ async function drive(
       }
     }
   }));
-  const elapsed = (performance.now() - started) / 1000;
-  const cpu = await cpuMs(pid) - cpuBefore;
-  const s = stats(latencies);
   return {
-    clients: clients.length,
     requests: latencies.length,
-    seconds: elapsed,
-    p50: s.p50,
-    p99: s.p99,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
     errors,
-    cpuUs: cpu * 1000 / Math.max(1, latencies.length),
+    cpuMs: await cpuMs(pid) - cpuBefore,
   };
 }
 
-async function series(
-  who: Series["who"],
-  mode: Mode,
-  concurrency: readonly number[],
-  seconds: number,
-  options: PartOptions,
-): Promise<Series> {
+/** Starts `who` in `mode`; a string says why it cannot be measured. */
+async function start(who: Who, mode: Mode): Promise<Contender | string> {
   const port = freePort();
   const env: Record<string, string> = mode === "stateless" ? { STATELESS: "1" } : {};
   const cmd = who === "floor" ? await floorHttp(port, env) : await serverHttp(port, env);
-  await using server = await startHttpServer(cmd, port);
+  const server = await startHttpServer(cmd, port);
+  const url = `${server.url}/mcp`;
   const sessionId = "bench";
   let leaves: string[] = [];
   {
-    await using setup = await connectRawHttp(`${server.url}/mcp`, server.child.pid);
+    await using setup = await connectRawHttp(url, server.child.pid);
     if (mode === "stateless" && setup.sessionId !== undefined) {
-      return {
-        who,
-        mode,
-        runs: [],
-        unavailable: "STATELESS=1 is not supported yet (the server issued a session id)",
-      };
+      await server.stop();
+      return "STATELESS=1 is not supported yet (the server issued a session id)";
     }
     if (who === "checklist-mcp") leaves = (await fillSession(setup, { sessionId, size: 100 })).ids.leaves;
   }
   const call = who === "floor"
     ? (rpc: HttpRpc) => callTool(rpc, "noop", { id: "x" })
     : (rpc: HttpRpc, i: number) => callTool(rpc, "getTask", { sessionId, id: leaves[i % leaves.length] });
-  const runs: Run[] = [];
-  for (const n of concurrency) {
-    const clients = await Promise.all(
-      Array.from({ length: n }, () => connectRawHttp(`${server.url}/mcp`, server.child.pid)),
-    );
-    try {
-      await drive(clients, call, Math.min(0.5, seconds / 4), server.child.pid);
-      const run = await drive(clients, call, seconds, server.child.pid);
-      runs.push(run);
-      options.note(
-        `throughput ${who} ${mode} ${n} clients: ${(run.requests / run.seconds).toFixed(0)} req/s`,
-      );
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
+  return { who, url, pid: server.child.pid, call, stop: () => server.stop() };
+}
+
+/** Both servers at `n` clients, in turns: each one's figures and the median ratio of the pairs. */
+async function interleave(
+  targets: [Contender, Contender],
+  n: number,
+  rounds: number,
+  seconds: number,
+): Promise<{ runs: [Run, Run]; ratio: number }> {
+  const clients = await Promise.all(
+    targets.map((t) => Promise.all(Array.from({ length: n }, () => connectRawHttp(t.url, t.pid)))),
+  );
+  try {
+    for (const [i, t] of targets.entries()) await drive(clients[i]!, t.call, 0.3, t.pid);
+    const stretches: [Stretch[], Stretch[]] = [[], []];
+    const ratios: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // This, floor; then floor, this: neither always goes first.
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      const got: Stretch[] = [];
+      for (const i of order) got[i] = await drive(clients[i]!, targets[i]!.call, seconds, targets[i]!.pid);
+      stretches[0].push(got[0]!);
+      stretches[1].push(got[1]!);
+      ratios.push((got[0]!.requests / got[0]!.seconds) / (got[1]!.requests / got[1]!.seconds));
     }
-    await sleep(200);
+    const run = (list: Stretch[]): Run => {
+      const requests = list.reduce((sum, s) => sum + s.requests, 0);
+      const latency = stats(list.flatMap((s) => s.latencies));
+      return {
+        clients: n,
+        requestsPerSecond: median(list.map((s) => s.requests / s.seconds)),
+        p50: latency.p50,
+        p99: latency.p99,
+        errors: list.reduce((sum, s) => sum + s.errors, 0),
+        cpuUs: list.reduce((sum, s) => sum + s.cpuMs, 0) * 1000 / Math.max(1, requests),
+      };
+    };
+    return { runs: [run(stretches[0]), run(stretches[1])], ratio: median(ratios) };
+  } finally {
+    await Promise.all(clients.flat().map((c) => c.close()));
   }
-  return { who, mode, runs };
 }
 
 /** Runs part 3. */
 export async function throughput(options: PartOptions): Promise<PartResult> {
   const concurrency = [1, 4, 16];
-  const seconds = options.quick ? 1 : 3;
-  const all: Series[] = [];
-  for (const mode of ["stateful", "stateless"] as const) {
-    for (const who of ["checklist-mcp", "floor"] as const) {
-      all.push(await series(who, mode, concurrency, seconds, options));
-    }
-  }
+  const rounds = options.quick ? 2 : 8;
+  const seconds = options.quick ? 0.5 : 0.75;
   const rows: (string | number)[][] = [];
   const stateful: number[] = [];
+  const notes: string[] = [];
   for (const mode of ["stateful", "stateless"] as const) {
-    for (const n of concurrency) {
-      const ours = all.find((s) => s.who === "checklist-mcp" && s.mode === mode)!;
-      const floor = all.find((s) => s.who === "floor" && s.mode === mode)!;
-      const a = ours.runs.find((r) => r.clients === n);
-      const b = floor.runs.find((r) => r.clients === n);
-      const rps = (r: Run | undefined) => (r ? (r.requests / r.seconds).toFixed(0) : "n/a");
-      if (mode === "stateful" && a && b) stateful.push((a.requests / a.seconds) / (b.requests / b.seconds));
-      rows.push([
-        mode,
-        n,
-        rps(a),
-        a ? `${ms(a.p50)} / ${ms(a.p99)}` : "n/a",
-        rps(b),
-        b ? `${ms(b.p50)} / ${ms(b.p99)}` : "n/a",
-        a && b ? `${((a.requests / a.seconds) / (b.requests / b.seconds)).toFixed(2)}×` : "—",
-        a ? a.cpuUs.toFixed(0) : "n/a",
-        b ? b.cpuUs.toFixed(0) : "n/a",
-        a && b ? `${(b.cpuUs / a.cpuUs).toFixed(2)}×` : "—",
-        (a?.errors ?? 0) + (b?.errors ?? 0),
-      ]);
+    const ours = await start("checklist-mcp", mode);
+    const floor = await start("floor", mode);
+    try {
+      for (const [t, who] of [[ours, "checklist-mcp"], [floor, "floor"]] as const) {
+        if (typeof t === "string") notes.push(`- ${who} ${mode}: not available — ${t}.`);
+      }
+      for (const n of concurrency) {
+        if (typeof ours === "string" || typeof floor === "string") {
+          rows.push([mode, n, "n/a", "n/a", "n/a", "n/a", "—", "n/a", "n/a", "—", 0]);
+          continue;
+        }
+        const { runs: [a, b], ratio } = await interleave([ours, floor], n, rounds, seconds);
+        options.note(
+          `throughput ${mode} ${n} clients: ${a.requestsPerSecond.toFixed(0)} vs ${
+            b.requestsPerSecond.toFixed(0)
+          } req/s (${ratio.toFixed(2)}×)`,
+        );
+        if (mode === "stateful") stateful.push(ratio);
+        rows.push([
+          mode,
+          n,
+          a.requestsPerSecond.toFixed(0),
+          `${ms(a.p50)} / ${ms(a.p99)}`,
+          b.requestsPerSecond.toFixed(0),
+          `${ms(b.p50)} / ${ms(b.p99)}`,
+          `${ratio.toFixed(2)}×`,
+          a.cpuUs.toFixed(0),
+          b.cpuUs.toFixed(0),
+          `${(b.cpuUs / a.cpuUs).toFixed(2)}×`,
+          a.errors + b.errors,
+        ]);
+      }
+    } finally {
+      for (const t of [ours, floor]) if (typeof t !== "string") await t.stop();
     }
   }
-  const notes = all.filter((s) => s.unavailable).map((s) =>
-    `- ${s.who} ${s.mode}: not available — ${s.unavailable}.`
-  );
   const markdown = [
     "## 3. HTTP throughput (concurrent clients)",
     "",
-    `Each client sends one request at a time for ${seconds} s (after a short warm-up); checklist-mcp answers`,
-    "getTask on a 100-task session, the floor its no-op tool. Stateful: one MCP connection per client.",
+    `Both servers run at once and take turns: ${rounds} rounds of ${seconds} s each per client count (this, floor;`,
+    "then floor, this; after a short warm-up), so drift in the machine's load hits both alike. Each client sends",
+    "one request at a time; checklist-mcp answers getTask on a 100-task session, the floor its no-op tool. Req/s",
+    'is the median of the rounds; "req/s ÷ floor" the median of each round\'s ratio. Stateful: one MCP',
+    "connection per client.",
     "Stateless (`STATELESS=1`): a new server and transport per request. The load generator shares the machine.",
     "Server CPU is the server process's user + system time over the run divided by its requests; \"floor CPU ÷",
     'ours" is the throughput the server itself would allow, relative to the floor, with the machine to itself.',
