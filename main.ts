@@ -3,7 +3,7 @@
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
  */
 import type { Authenticator } from "./lib/auth/authenticator.ts";
-import { type Config, loadConfig } from "./lib/config.ts";
+import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer } from "./lib/mcp/server.ts";
 import { errorReply, INTERNAL_ERROR } from "./lib/mcp/rpc_errors.ts";
@@ -60,12 +60,28 @@ function serverFactory({ config, log, store }: Runtime) {
     });
 }
 
-/** Closes the store on the way out; a failure there is logged, never a reason to exit otherwise. */
+/**
+ * Closes the store on the way out, waiting at most {@link DEFAULTS}.storeCloseMs: a store kept busy by
+ * another process (a SQLite lock held) would otherwise hold the exit past its 2 s. What a store
+ * leaves unreleased then, the next start reclaims; a change in flight is committed or not, never
+ * half. A failure there is logged, never a reason to exit otherwise.
+ */
 async function closeStore({ store, log }: Runtime): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((
+    resolve,
+  ) => (timer = setTimeout(() => resolve("late"), DEFAULTS.storeCloseMs)));
   try {
-    await store.close();
+    const closed = await Promise.race([store.close().then(() => "closed" as const), late]);
+    if (closed === "late") {
+      log.warn("the store did not close in time; exiting anyway (the next start reclaims what it held)", {
+        waitedMs: DEFAULTS.storeCloseMs,
+      });
+    }
   } catch (error) {
     log.warn("closing the store failed", { error });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -84,6 +100,14 @@ async function serveStdio(runtime: Runtime): Promise<string> {
     failure ??= error;
     runtime.log.warn("stdio transport error", { error });
   };
+  // A client that ends the server with a signal (as some do on quit) gets a clean stop too: the
+  // store closed (bounded), the reason logged. Replies already due were written synchronously.
+  const stop = (signal: string) => async () => {
+    await closeStore(runtime);
+    exitWith(runtime.log, 0, `${signal} asked for a clean stop`);
+  };
+  Deno.addSignalListener("SIGINT", stop("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
   runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
   await closed;
   await closeStore(runtime);

@@ -22,6 +22,11 @@ export const DEFAULTS = {
   workCacheSize: 10,
   /** Most live HTTP MCP connections. */
   maxConnections: 100,
+  /**
+   * How long a stop waits for the store to close (a KV lease released, a file write finished) before
+   * exiting anyway: the process must be gone within 2 s of its input closing, whatever the store does.
+   */
+  storeCloseMs: 1_000,
   /** Minutes before an idle HTTP MCP connection is closed. */
   connectionIdleMinutes: 30,
   /** Changes kept per session for `task_history` / `restore_tasks` (README "History and undo"). */

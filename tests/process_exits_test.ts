@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { CONFIG, ROOT } from "./support/paths.ts";
+import { serverEnv } from "./support/env.ts";
 import { mainArgs, runToEnd, spawnServer } from "./support/server_process.ts";
+import { lines } from "./support/streams.ts";
 
 const MODULE = new URL("../lib/process_exits.ts", import.meta.url).href;
 const LOG = new URL("../lib/log.ts", import.meta.url).href;
@@ -102,4 +104,42 @@ Deno.test("a server's clean stop logs its exit code and reason: stdio at the end
     .at(-1);
   assert.deepEqual([httpExit.msg, httpExit.exitCode], ["exiting", 0]);
   assert.match(httpExit.reason, /signal/);
+});
+
+Deno.test("a stdio server stopped by SIGTERM logs why and exits with code 0", {
+  ignore: Deno.build.os === "windows",
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-sigterm-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: mainArgs(["--stdio"]),
+    cwd: ROOT,
+    env: serverEnv({ LOG_LEVEL: "info", KV_PATH: `${dir}/store.sqlite` }),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const writer = child.stdin.getWriter();
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    };
+    await writer.write(new TextEncoder().encode(JSON.stringify(initialize) + "\n"));
+    const out = lines(child.stdout);
+    assert.match(String((await out.next()).value), /"id":1/);
+    child.kill("SIGTERM");
+    const { code } = await child.status;
+    const stderr = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
+    const log = stderr.trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(
+      log.filter((r) => r.msg === "exiting").map((r) => [r.exitCode, r.reason]),
+      [[0, "SIGTERM asked for a clean stop"]],
+    );
+    await writer.close().catch(() => {});
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -158,3 +158,38 @@ for (const kind of ["kv", "file"] as const) {
     }
   });
 }
+
+Deno.test("a stdio server whose KV database another process holds locked still exits within 2 s of its input closing, and says why", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "checklist-locked-" });
+  const path = `${dir}/store.sqlite`;
+  const server = await startServer({ KV_PATH: path });
+  await ok(server.client, "createTask", { sessionId: "locked", name: "before the lock" });
+  // A write transaction held for longer than any stop may take: the store cannot release its lease.
+  const holder = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", CONFIG, HOLDER, "kv", path, "3000"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    assert.equal((await lines(holder.stdout).next()).value, "holding");
+    const started = performance.now();
+    await server.close();
+    const took = performance.now() - started;
+    const log = server.stderr().trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(
+      log.filter((record) => record.msg === "exiting").map((record) => [record.exitCode, record.reason]),
+      [[0, "stdin ended (a clean stop)"]],
+      server.stderr(),
+    );
+    assert.ok(took < 2_000, `exited ${Math.round(took)} ms after its input closed`);
+    assert.ok(
+      log.some((record) => /did not close in time|closing the store failed/.test(record.msg)),
+      server.stderr(),
+    );
+  } finally {
+    await holder.stdin.close();
+    await holder.status;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
