@@ -485,6 +485,32 @@ Deno.test("open streams get a keep-alive comment at the interval", async () => {
   await server.close();
 });
 
+Deno.test("an idle connection holds no timer: the keep-alive stops once no stream is open", async () => {
+  // Counts the intervals the transport arms and clears (the platform's timers, observed, not replaced).
+  const armed = new Set<unknown>();
+  const { setInterval: arm, clearInterval: clear } = globalThis;
+  globalThis.setInterval = ((...args: Parameters<typeof arm>) => {
+    const id = arm(...args);
+    armed.add(id);
+    return id;
+  }) as typeof arm;
+  globalThis.clearInterval = ((id: Parameters<typeof clear>[0]) => {
+    armed.delete(id);
+    clear(id);
+  }) as typeof clear;
+  try {
+    const { transport } = await bareTransport({ sessionIdGenerator: () => "s-1", keepAliveMs: 10 });
+    await initialize(transport); // its stream opened and ended
+    assert.equal(armed.size, 1, "armed while the stream was open, and kept for the next request");
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(armed.size, 0, "an idle tick disarmed it, with the connection still open");
+    await transport.close();
+  } finally {
+    globalThis.setInterval = arm;
+    globalThis.clearInterval = clear;
+  }
+});
+
 Deno.test("a client that leaves before its answer: its stream ends, the next request is answered", async () => {
   const { transport } = await bareTransport({ sessionIdGenerator: () => "s-1" });
   await initialize(transport);
