@@ -24,13 +24,13 @@ import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { isInitializeRequest } from "../mcp/request_schemas.ts";
 import type { ProtocolServer } from "../mcp/protocol_server.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk_http.ts";
 import type { Store } from "../store/store.ts";
 import { createDashboard } from "../dashboard/server/routes.ts";
 import { type McpScope, type McpScopeVariables, requireMcpCredential } from "./require_credential.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
+import { McpHttpTransport } from "./mcp_transport.ts";
 import { errorReply, INTERNAL_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from "../mcp/rpc_errors.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
@@ -231,14 +231,13 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   async function openConnection(request: Request, body: unknown, scope: McpScope): Promise<Response> {
     const server = makeServer(scope.namespace, scope.credential.access);
     const owner = ownerOf(scope);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport: McpHttpTransport = new McpHttpTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id): void =>
         pool.add(id, { transport, server, namespace: scope.namespace, owner, credential: scope.credential }),
       onsessionclosed: (id) => pool.forget(id),
     });
-    // Kept by connect(): the SDK chains its own close handling after ours.
+    // Kept by connect(): the server chains its own close handling after ours.
     transport.onclose = () => {
       if (transport.sessionId) pool.forget(transport.sessionId);
     };
@@ -274,10 +273,7 @@ function ownerOf(scope: McpScope): string {
 
 /** Stateless: one server and transport for this request, closed once the reply has been sent. */
 async function answerAlone(server: ProtocolServer, request: Request, body: unknown): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    maxRequestBodySize: MAX_BODY_BYTES,
-  });
+  const transport = new McpHttpTransport();
   await server.connect(transport);
   const response = await transport.handleRequest(request, { parsedBody: body });
   return closeWhenSent(response, () => server.close());

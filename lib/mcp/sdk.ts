@@ -3,8 +3,8 @@
  * (typescript-sdk issue 2701); the `@ts-types` directives point at the real declarations.
  *
  * Types only, and the URI template class (a module that imports nothing): the stdio path loads
- * none of the SDK's runtime (lib/mcp/protocol_server.ts says why). The HTTP transport's class is
- * in sdk_http.ts.
+ * none of the SDK's runtime (lib/mcp/protocol_server.ts says why), nor does HTTP (its transport is
+ * lib/http/mcp_transport.ts).
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -12,8 +12,6 @@ export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 export { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/uriTemplate"
 export type { Variables } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolResult,

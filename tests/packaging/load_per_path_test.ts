@@ -51,7 +51,6 @@ Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document, 
     /^\/lib\/dashboard\//,
     /^\/lib\/plan_view\/(assets|browser)\//,
     /^\/lib\/plan_view\/server\/plan_page\.ts$/,
-    /^\/lib\/mcp\/sdk_http\.ts$/,
   ];
   assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
   const packages = [...graph].filter((s) => s.startsWith("npm:"));
@@ -61,4 +60,18 @@ Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document, 
   const sdk = packages.filter((s) => s.includes("@modelcontextprotocol/sdk"));
   assert.deepEqual(sdk.filter((s) => !/\/shared\/uriTemplate(\.js)?$/.test(s)), []);
   assert.deepEqual(packages.filter((s) => heavy.some((h) => h.test(s))), []);
+});
+
+Deno.test("the HTTP path loads none of the MCP SDK's runtime but the URI template (its transport is ours)", async () => {
+  const roots = ["lib/http/app.ts", "lib/http/serve.ts", "lib/http/guards.ts"].map((path) =>
+    `${ROOT}/${path}`
+  );
+  const graph = await staticGraph([MAIN, ...roots]);
+  assert.ok(
+    [...graph].some((s) => s.endsWith("/lib/http/mcp_transport.ts")),
+    "the walk found the HTTP transport",
+  );
+  // The SDK's transport loaded `types.js` (every MCP schema, zod 3) for its message checks.
+  const sdk = [...graph].filter((s) => s.startsWith("npm:") && s.includes("@modelcontextprotocol/sdk"));
+  assert.deepEqual(sdk.filter((s) => !/\/shared\/uriTemplate(\.js)?$/.test(s)), []);
 });
