@@ -355,30 +355,42 @@ function noConnection(requestId: RequestId): Error {
   return new Error(`No connection established for request ID: ${String(requestId)}`);
 }
 
+/** RFC 9110 `token`. */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** A `type/subtype` of tokens. */
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
+/** One `; name=value` parameter (value a token or a quoted string), read where the last one ended. */
+const PARAMETER = new RegExp(
+  `; *${TOKEN} *= *("(?:[\\u000b\\u0020\\u0021\\u0023-\\u005b\\u005d-\\u007e\\u0080-\\u00ff]|\\\\[\\u000b\\u0020-\\u00ff])*"|${TOKEN}) *`,
+  "y",
+);
+
 /**
  * Whether a `Content-Type` names `application/json` as its media type (RFC 9110: type and subtype
- * case-insensitive, parameters ignored); a substring match would take `text/plain; x=application/json`.
- * A malformed parameter section does not refuse an unambiguous media type, as in browsers and the SDK.
+ * case-insensitive; a substring match would take `text/plain; x=application/json`). A header that is
+ * not one well-formed media type with parameters still counts by what precedes its first `;`,
+ * unless a comma follows (a list of values, not one media type), as in browsers and the SDK.
  */
 export function isJsonContentType(header: string | null): boolean {
   if (header === null) return false;
   if (header === "application/json") return true;
   const semicolon = header.indexOf(";");
-  const essence = (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase();
-  if (essence !== "application/json") return false;
-  // A comma after the media type is a list of values, not one media type.
-  return semicolon === -1 || !header.slice(semicolon).includes(",") ||
-    parameterCommaQuoted(header.slice(semicolon));
+  const type = (semicolon === -1 ? header : header.slice(0, semicolon)).trim();
+  if (wellFormed(header, semicolon, type)) return type.toLowerCase() === "application/json";
+  const essence = type.toLowerCase();
+  return essence === "application/json" && !header.slice(essence.length).includes(",");
 }
 
-/** Whether every comma in a parameter section sits inside a quoted string (`charset="a,b"`). */
-function parameterCommaQuoted(parameters: string): boolean {
-  let quoted = false;
-  for (let i = 0; i < parameters.length; i++) {
-    const c = parameters[i];
-    if (c === "\\" && quoted) i++;
-    else if (c === '"') quoted = !quoted;
-    else if (c === "," && !quoted) return false;
+/** Whether `header` is a media type `type` followed, from `semicolon`, only by parameters. */
+function wellFormed(header: string, semicolon: number, type: string): boolean {
+  if (!MEDIA_TYPE.test(type)) return false;
+  if (semicolon === -1) return true;
+  let at = semicolon;
+  while (at < header.length) {
+    PARAMETER.lastIndex = at;
+    const match = PARAMETER.exec(header);
+    if (!match) return false;
+    at += match[0].length;
   }
   return true;
 }

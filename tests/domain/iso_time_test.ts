@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { isoTime } from "../../lib/domain/iso_time.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const LAST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
@@ -23,7 +24,7 @@ Deno.test("isoTime writes every millisecond of the years 0000-9999 exactly as Da
     fc.property(fc.integer({ min: new Date("0000-01-01T00:00:00.000Z").getTime(), max: LAST }), (ms) => {
       assert.equal(isoTime(ms), new Date(ms).toISOString());
     }),
-    { numRuns: 20_000 },
+    { numRuns: fuzzRuns(20_000), seed: FUZZ_SEED },
   );
 });
 

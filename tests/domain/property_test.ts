@@ -12,6 +12,7 @@ import { createTask, nextTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";
 import { apply, type Command, command, newTask } from "../support/tree_commands.ts";
 import { recount, snapshot } from "../support/trees.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 /** A capped table of the tree: the focus path shown, rows shown and "... N more" counts add up. */
 function assertTableComplete(tree: TaskTree, step: string): void {
@@ -76,7 +77,7 @@ Deno.test("random command sequences keep the invariants, and a refused step chan
         });
       },
     ),
-    { numRuns: 600 },
+    { numRuns: fuzzRuns(600), seed: FUZZ_SEED },
   );
   // The generator exercises both paths.
   assert.ok(outcomes.ok > 2000 && outcomes.refused > 2000, JSON.stringify(outcomes));
@@ -110,6 +111,6 @@ Deno.test("random command sequences: a new task and its subtasks are todo, ids k
       check(input, created);
       assertConsistent(tree, "after create");
     }),
-    { numRuns: 200 },
+    { numRuns: fuzzRuns(200), seed: FUZZ_SEED },
   );
 });

@@ -23,6 +23,7 @@ import { type TaskTree, TaskTree as Tree } from "../../lib/domain/task_tree.ts";
 import { type Actor, claimAgainst, unfinishedBlockers } from "../../lib/domain/team.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { snapshot as fullSnapshot } from "../support/trees.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 /** Everything observable about a tree; the leaves in progress as a set (their order is no state). */
 function snapshot(tree: TaskTree) {
@@ -252,7 +253,7 @@ Deno.test("random team sequences with a controlled clock keep every team invaria
         assertTeamInvariants(tree, now, where);
       });
     }),
-    { numRuns: 400 },
+    { numRuns: fuzzRuns(400), seed: FUZZ_SEED },
   );
   // The runs reached the interesting cases, not only refusals.
   for (const code of ["claim ok", "start ok", "complete ok", "CLAIMED", "EXECUTION_ORDER_VIOLATION"]) {
@@ -308,7 +309,7 @@ Deno.test("the same random team sequences through a real JSON file store: invari
           await store.close();
         }
       }),
-      { numRuns: 30 },
+      { numRuns: fuzzRuns(30), seed: FUZZ_SEED },
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -20,6 +20,7 @@ import {
   WorkEntrySchema,
   workInfo,
 } from "../../lib/domain/work_lru.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 /** Ids 10000001, 10000002, … in order: deterministic input, not a stand-in for our code. */
 function counterIds(start = 10_000_001): () => string {
@@ -242,5 +243,6 @@ Deno.test("saveWork and touchWork agree with a list-based LRU on any sequence of
         assert.deepEqual(byRecency(entries.values()).map((e) => e.workId), model.map((m) => m.workId));
       }
     }),
+    { seed: FUZZ_SEED, numRuns: fuzzRuns(100) },
   );
 });

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ChunkedDecoder, HTTP1_LIMITS, parseHead, type RequestHead } from "../../lib/http/http1.ts";
 import { encodeMessage } from "../../lib/http/http1_response.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -336,6 +337,6 @@ Deno.test("any split of a valid pipelined byte stream parses to the same request
         assert.deepEqual(parseStream([bytes]), expected);
       },
     ),
-    { numRuns: 300 },
+    { numRuns: fuzzRuns(300), seed: FUZZ_SEED },
   );
 });

@@ -12,6 +12,7 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger, recordingLogger } from "../support/logs.ts";
 import { MCP_HEADERS } from "../support/http.ts";
 import { sleep } from "../support/time.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const encoder = new TextEncoder();
 type Fetch = ServeOptions["fetch"];
@@ -488,7 +489,7 @@ Deno.test("any split of pipelined requests on a real socket gets the same answer
         assert.deepEqual(bodies, ["POST /a first", "GET /b ", "PUT /c second", "POST /d last"]);
       },
     ),
-    { numRuns: 25 },
+    { numRuns: fuzzRuns(25), seed: FUZZ_SEED },
   );
 });
 
@@ -529,7 +530,7 @@ Deno.test("hostile bytes get an answer or a closed connection, never a crash; th
       assert.ok(await next.closedWithin(), next.text);
       assert.match(next.text, /^HTTP\/1\.1 200 [^]*GET \/ok $/);
     }),
-    { numRuns: 60 },
+    { numRuns: fuzzRuns(60), seed: FUZZ_SEED },
   );
 });
 

@@ -8,6 +8,7 @@ import fc from "fast-check";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isMessage } from "../../lib/mcp/jsonrpc.ts";
+import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const json: fc.Arbitrary<unknown> = fc.jsonValue();
 const id = fc.oneof(
@@ -77,7 +78,7 @@ Deno.test("isMessage accepts exactly what the SDK's JSONRPCMessageSchema accepts
     fc.property(fc.oneof(nearlyValid, message, json), (value) => {
       assert.equal(isMessage(value), JSONRPCMessageSchema.safeParse(value).success, JSON.stringify(value));
     }),
-    { numRuns: 20_000 },
+    { numRuns: fuzzRuns(20_000), seed: FUZZ_SEED },
   );
 });
 
