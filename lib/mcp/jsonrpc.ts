@@ -58,14 +58,16 @@ export function isMessage(value: unknown): value is JSONRPCMessage {
   if (!isObject(value) || value.jsonrpc !== "2.0") return false;
   const has = (...members: string[]) => Object.keys(value).every((key) => members.includes(key));
   if ("method" in value) {
-    if (typeof value.method !== "string" || !("params" in value ? isParams(value.params) : true)) {
+    if (typeof value.method !== "string" || !("params" in value ? isMetaHolder(value.params) : true)) {
       return false;
     }
     return "id" in value
       ? isId(value.id) && has("jsonrpc", "id", "method", "params")
       : has("jsonrpc", "method", "params");
   }
-  if ("result" in value) return isId(value.id) && isResult(value.result) && has("jsonrpc", "id", "result");
+  if ("result" in value) {
+    return isId(value.id) && isMetaHolder(value.result) && has("jsonrpc", "id", "result");
+  }
   if ("error" in value) {
     const error = value.error;
     return (!("id" in value) || isId(value.id)) && isObject(error) && Number.isSafeInteger(error.code) &&
@@ -82,13 +84,8 @@ function isId(value: unknown): value is string | number {
   return typeof value === "string" || Number.isSafeInteger(value);
 }
 
-/** A request's or notification's `params`: an object whose `_meta`, if any, is MCP's. */
-function isParams(value: unknown): boolean {
-  return isObject(value) && (!("_meta" in value) || isMeta(value._meta));
-}
-
-/** A result: an object whose `_meta`, if any, is MCP's. */
-function isResult(value: unknown): boolean {
+/** A request's or notification's `params`, or a result: an object whose `_meta`, if any, is MCP's. */
+function isMetaHolder(value: unknown): boolean {
   return isObject(value) && (!("_meta" in value) || isMeta(value._meta));
 }
 

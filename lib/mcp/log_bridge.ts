@@ -13,9 +13,6 @@ import type { LoggingLevel, LoggingMessageNotification } from "./sdk.ts";
 import { LOGGING_LEVELS, SetLevelRequestSchema } from "./request_schemas.ts";
 import type { ProtocolServer } from "./protocol_server.ts";
 
-/** MCP's levels, least to most severe (RFC 5424). */
-export const MCP_LOG_LEVELS: readonly LoggingLevel[] = LOGGING_LEVELS;
-
 /** The level a client gets until it sends `logging/setLevel`. */
 export const DEFAULT_CLIENT_LOG_LEVEL: LoggingLevel = "warning";
 
@@ -48,7 +45,7 @@ export function bridgeLogs(mcp: ProtocolServer, base: Logger): LogBridge {
     return {};
   });
   const wanted = (recordLevel: LoggingLevel) =>
-    MCP_LOG_LEVELS.indexOf(recordLevel) >= MCP_LOG_LEVELS.indexOf(level);
+    LOGGING_LEVELS.indexOf(recordLevel) >= LOGGING_LEVELS.indexOf(level);
 
   const make = (logger: Logger, channel: RequestChannel, bound: LogFields): Logger => {
     const emit = (lvl: LogLevel) => (msg: string, fields: LogFields = {}) => {
