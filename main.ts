@@ -5,7 +5,7 @@
 import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
-import { createServer } from "./lib/mcp/server.ts";
+import { createServer, type Era } from "./lib/mcp/server.ts";
 import { errorReply, INTERNAL_ERROR } from "./lib/mcp/rpc_errors.ts";
 import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
 import { openStore } from "./lib/store/open_store.ts";
@@ -46,13 +46,18 @@ async function boot(
   return { config, log, store, access };
 }
 
-/** Makes the MCP server of one connection, working in `namespace` (`default` when absent) with `access`. */
+/**
+ * Makes the MCP server of one connection (or one HTTP request), for the era the serving entry
+ * names, working in `namespace` (`default` when absent) with `access`.
+ */
 function serverFactory({ config, log, store }: Runtime) {
-  return (namespace?: string, access?: "read" | "write") =>
+  return (options: { era: Era; namespace?: string; access?: "read" | "write"; sessionless?: boolean }) =>
     createServer({
       store,
-      namespace,
-      access,
+      namespace: options.namespace,
+      access: options.access,
+      era: options.era,
+      sessionless: options.sessionless,
       log,
       groups: config.groups,
       workCacheSize: config.workCacheSize,
@@ -85,31 +90,41 @@ async function closeStore({ store, log }: Runtime): Promise<void> {
   }
 }
 
-/** Serves stdio until its input ends; returns why it ended. */
+/**
+ * Serves stdio until its input ends; returns why it ended. Both eras on one process: the SDK's
+ * entry picks one from the connection's first message (lib/mcp/stdio_serve.ts).
+ */
 async function serveStdio(runtime: Runtime): Promise<string> {
-  const { StdioTransport } = await import("./lib/mcp/stdio_transport.ts");
-  const server = serverFactory(runtime)(runtime.config.namespace);
-  // Every line gets an answer; at the end of input the transport closes once the requests it has
-  // read are answered (lib/mcp/stdio_transport.ts).
-  const transport = new StdioTransport({ log: runtime.log });
-  const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
-  await server.connect(transport);
+  const { serveOverStdio } = await import("./lib/mcp/stdio_serve.ts");
+  const make = serverFactory(runtime);
+  const { config, log, store } = runtime;
+  const namespace = config.namespace;
   // A failure to read stdin ends the input like its end does: say which it was.
   let failure: Error | undefined;
-  server.onerror = (error: Error) => {
-    failure ??= error;
-    runtime.log.warn("stdio transport error", { error });
-  };
+  // Every line gets an answer; at the end of input the connection closes once the requests it has
+  // read are answered (lib/mcp/stdio_transport.ts).
+  const serving = serveOverStdio({
+    makeServer: (era) => make({ era, namespace }),
+    store,
+    namespace,
+    workCacheSize: config.workCacheSize,
+    log,
+    onerror: (error: Error) => {
+      failure ??= error;
+      log.warn("stdio transport error", { error });
+    },
+  });
   // A client that ends the server with a signal (as some do on quit) gets a clean stop too: the
   // store closed (bounded), the reason logged. Replies already due were written synchronously.
   const stop = (signal: string) => async () => {
     await closeStore(runtime);
-    exitWith(runtime.log, 0, `${signal} asked for a clean stop`);
+    exitWith(log, 0, `${signal} asked for a clean stop`);
   };
   Deno.addSignalListener("SIGINT", stop("SIGINT"));
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
-  runtime.log.info("serving stdio", { store: runtime.store.kind, namespace: runtime.config.namespace });
-  await closed;
+  log.info("serving stdio", { store: store.kind, namespace });
+  await serving.closed;
+  await serving.close();
   await closeStore(runtime);
   return failure ? `stdin could not be read (${failure.message})` : "stdin ended (a clean stop)";
 }

@@ -57,7 +57,7 @@ async function subject(
     store,
     log,
     access: auth,
-    makeServer: (namespace, access) => createServer({ store, log, namespace, access }),
+    makeServer: (scope) => createServer({ store, log, ...scope }),
   });
   const { app } = made;
   let send = async (init: RequestInit) => await app.request(ENDPOINT, init);

@@ -11,13 +11,16 @@ export type AccessLevel = "read" | "write";
 
 /**
  * A caller: its name (the only thing logs say about it), the namespaces it may use (`"*"`: all),
- * its own namespace (the one `/mcp` works in), and its access.
+ * its own namespace (the one `/mcp` works in), its access, and when its token stops being valid
+ * (an OAuth token's `exp`, in milliseconds; static tokens have none): what it keeps open (a
+ * `subscriptions/listen` stream) ends then.
  */
 export interface Credential {
   name: string;
   namespaces: "*" | readonly string[];
   own: string;
   access: AccessLevel;
+  expiresAt?: number;
 }
 
 /** Finds the valid credential a request carries; undefined when it carries none. */

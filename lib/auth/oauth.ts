@@ -249,7 +249,13 @@ export class OAuthResource {
     }
     const namespaces = [...new Set(values.map(namespaceFromClaim))];
     return {
-      credential: { name: `oauth:${namespaces[0]}`, namespaces, own: namespaces[0]!, access },
+      credential: {
+        name: `oauth:${namespaces[0]}`,
+        namespaces,
+        own: namespaces[0]!,
+        access,
+        expiresAt: payload.exp! * 1000,
+      },
       exp: payload.exp!,
     };
   }

@@ -7,10 +7,9 @@
  * guard, and behind the same credentials when access control is on.
  *
  * Every `/mcp` request passes, in order: the Host/Origin guard (403), CORS for allowed origins, the
- * credential and namespace (access.ts: 401, 403, 400), the body limit (413); only then does MCP see it.
- * A connection is bound to the credential, access and namespace that opened it.
- * Stateful (default): a bounded pool of connections keyed by `Mcp-Session-Id`. Stateless (`STATELESS=1`,
- * and on Deno Deploy): one server per request, all state in the store, so instances are interchangeable.
+ * credential and namespace (require_credential.ts: 401, 403, 400), the body limit (413) and the body's
+ * deadline (408); only then does MCP see it (lib/mcp/http_endpoint.ts: both eras, the handshake era's
+ * sessions bound to the credential, access and namespace that opened them).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -22,16 +21,14 @@ import { RevocationWatch } from "../auth/revocation.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
-import { isInitializeRequest } from "../mcp/request_schemas.ts";
-import type { ProtocolServer } from "../mcp/protocol_server.ts";
+import { type MakeServer, McpHttpEndpoint } from "../mcp/http_endpoint.ts";
 import type { Store } from "../store/store.ts";
 import { createDashboard } from "../dashboard/server/routes.ts";
 import { type McpScope, type McpScopeVariables, requireMcpCredential } from "./require_credential.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "./connections.ts";
-import { McpHttpTransport } from "./mcp_transport.ts";
-import { errorReply, INTERNAL_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from "../mcp/rpc_errors.ts";
+import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -43,6 +40,8 @@ export const CORS_ALLOW_HEADERS: readonly string[] = [
   "Authorization",
   "Mcp-Session-Id",
   "Mcp-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
   "Last-Event-ID",
 ];
 
@@ -57,6 +56,7 @@ export type HttpConfig = Partial<
     | "stateless"
     | "maxConnections"
     | "connectionIdleMinutes"
+    | "workCacheSize"
   >
 >;
 
@@ -70,11 +70,8 @@ export interface ServerScope {
 export interface AppOptions {
   store: Store;
   log: Logger;
-  /**
-   * Makes a new MCP server for one connection (or, stateless, for one request) in a namespace
-   * (`default` when absent), for a caller with this access (`write` when absent).
-   */
-  makeServer: (namespace?: string, access?: AccessLevel) => ProtocolServer;
+  /** Makes a new MCP server for one connection or request: of an era, in a namespace, for an access. */
+  makeServer: MakeServer;
   config?: HttpConfig;
   /**
    * Access control (lib/auth); undefined: off, loopback only. Without it, `config.authToken`
@@ -118,12 +115,22 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     live: true,
     ...options.events,
   });
+  const endpoint = new McpHttpEndpoint({
+    makeServer,
+    store: options.store,
+    workCacheSize: config.workCacheSize ?? DEFAULTS.workCacheSize,
+    log,
+    pool,
+    stateless: config.stateless,
+    quota: { admit: (caller, end) => dashboard.hub.admit(caller, end) },
+    onOpen: () => revocation?.poke(),
+  });
   // A token removed from the tokens file ends its connections and event streams within 2 seconds.
   const revocation = auth && new RevocationWatch({
     auth,
     log,
     active: () => pool.size > 0 || dashboard.hub.size > 0,
-    end: (revoked) => pool.closeWhere(revoked) + dashboard.hub.endWhere(revoked),
+    end: (revoked) => endpoint.endWhere(revoked) + dashboard.hub.endWhere(revoked),
   });
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));
   app.route("/", dashboard.app);
@@ -178,74 +185,13 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.route("/", mcp);
 
   async function answer(request: Request, scope: McpScope): Promise<Response> {
-    const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
-      Response.json(body, { status, headers });
     let body: unknown;
     if (request.method === "POST") {
       const read = await readJsonRpcBody(request, options.bodyTimeoutMs);
       if (read.refused) return read.refused;
       body = read.body;
     }
-    if (config.stateless) {
-      if (request.method !== "POST") {
-        return json(
-          errorReply(SERVER_ERROR, "Method Not Allowed: this server is stateless; send POST"),
-          405,
-          { Allow: "POST, OPTIONS" },
-        );
-      }
-      return await answerAlone(makeServer(scope.namespace, scope.credential.access), request, body);
-    }
-    // Replies to the client keep the protocol's word: to it, a connection is its MCP session.
-    const connectionId = request.headers.get("mcp-session-id");
-    if (connectionId) {
-      const connection = pool.use(connectionId, scope.namespace, ownerOf(scope));
-      if (!connection) {
-        return json(
-          errorReply(
-            SESSION_NOT_FOUND,
-            "Session not found: it expired or was closed. Initialize a new session.",
-          ),
-          404,
-        );
-      }
-      return await connection.transport.handleRequest(request, { parsedBody: body });
-    }
-    if (request.method !== "POST") {
-      return json(errorReply(SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required"), 400);
-    }
-    if (!isInitializeRequest(body)) {
-      return json(errorReply(SERVER_ERROR, "Bad Request: no valid session; send initialize first"), 400);
-    }
-    log.debug("mcp connection for", { credential: scope.credential.name, namespace: scope.namespace });
-    if (!pool.admit(scope.credential)) {
-      return json(
-        errorReply(SERVER_ERROR, "Service Unavailable: too many live connections; try again shortly"),
-        503,
-        { "Retry-After": "5" },
-      );
-    }
-    return await openConnection(request, body, scope);
-  }
-
-  async function openConnection(request: Request, body: unknown, scope: McpScope): Promise<Response> {
-    const server = makeServer(scope.namespace, scope.credential.access);
-    const owner = ownerOf(scope);
-    const transport: McpHttpTransport = new McpHttpTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id): void =>
-        pool.add(id, { transport, server, namespace: scope.namespace, owner, credential: scope.credential }),
-      onsessionclosed: (id) => pool.forget(id),
-    });
-    // Kept by connect(): the server chains its own close handling after ours.
-    transport.onclose = () => {
-      if (transport.sessionId) pool.forget(transport.sessionId);
-    };
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    if (!transport.sessionId) await server.close();
-    else revocation?.poke();
-    return response;
+    return await endpoint.answer(request, body, scope);
   }
 
   app.onError((error, c) => {
@@ -258,63 +204,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     close: () => {
       revocation?.stop();
       dashboard.close();
-      return pool.closeAll();
+      return endpoint.close();
     },
   };
-}
-
-/**
- * Who a connection belongs to: the credential, its access and the namespace. A request with another
- * credential, or to another namespace, does not find it (404), so a connection id alone is no key.
- */
-function ownerOf(scope: McpScope): string {
-  return JSON.stringify([scope.credential.name, scope.credential.access, scope.namespace]);
-}
-
-/** Stateless: one server and transport for this request, closed once the reply has been sent. */
-async function answerAlone(server: ProtocolServer, request: Request, body: unknown): Promise<Response> {
-  const transport = new McpHttpTransport();
-  await server.connect(transport);
-  const response = await transport.handleRequest(request, { parsedBody: body });
-  return closeWhenSent(response, () => server.close());
-}
-
-/** The same response, calling `close` once its body has been read to the end or cancelled. */
-function closeWhenSent(response: Response, close: () => Promise<void>): Response {
-  let closed = false;
-  const closeOnce = () => {
-    if (closed) return;
-    closed = true;
-    close().catch(() => {});
-  };
-  if (!response.body) {
-    closeOnce();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          closeOnce();
-        } else {
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        controller.error(error);
-        closeOnce();
-      }
-    },
-    async cancel(reason) {
-      closeOnce();
-      await reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }

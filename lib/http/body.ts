@@ -1,11 +1,11 @@
 /**
  * Reading a `/mcp` request body: within a time limit, as one JSON-RPC message (or a batch of
- * them), answering everything else with a JSON-RPC error of our own wording (the SDK's transport
- * would answer a non-message with the validator's text).
+ * them, which the SDK then answers), answering everything else with a JSON-RPC error of our own
+ * wording (the SDK's transport would answer a non-message with the validator's text).
  */
 import { LIMITS } from "../domain/limits.ts";
-import { checkMessage } from "../mcp/jsonrpc.ts";
-import { errorReply, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { errorReply, INVALID_REQUEST, notAMessage, PARSE_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { parseJSONRPCMessage } from "../mcp/sdk.ts";
 
 /** How long a body may take to arrive by default: {@link LIMITS}.bodySeconds. */
 export const BODY_TIMEOUT_MS = LIMITS.bodySeconds * 1000;
@@ -62,8 +62,11 @@ export async function readJsonRpcBody(
     };
   }
   for (const message of messages) {
-    const checked = checkMessage(message);
-    if ("refused" in checked) return { refused: Response.json(checked.refused, { status: 400 }) };
+    try {
+      parseJSONRPCMessage(message);
+    } catch {
+      return { refused: Response.json(notAMessage(message), { status: 400 }) };
+    }
   }
   return { body: value };
 }

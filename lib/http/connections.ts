@@ -13,13 +13,12 @@
 import { admission } from "../auth/fair_share.ts";
 import type { Credential } from "../auth/credential.ts";
 import type { Logger } from "../log.ts";
-import type { ProtocolServer } from "../mcp/protocol_server.ts";
-import type { McpHttpTransport } from "./mcp_transport.ts";
+import type { Server, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 
 /** One live connection: its transport, the MCP server connected to it, and the namespace it works in. */
 export interface Connection {
-  transport: McpHttpTransport;
-  server: ProtocolServer;
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
   /** The namespace the connection was opened in (README "Namespaces"); it never changes. */
   namespace: string;
   /**

@@ -17,10 +17,8 @@ import type { Logger } from "../log.ts";
 import { isWellFormed } from "../domain/unicode.ts";
 import { linkableNames } from "../store/stored_names.ts";
 import type { Space } from "../store/store.ts";
-import type { Resource } from "./sdk.ts";
-import { ListResourcesRequestSchema } from "./request_schemas.ts";
-import type { ProtocolServer } from "./protocol_server.ts";
-import { INVALID_PARAMS, mcpError, RESOURCE_NOT_FOUND } from "./rpc_errors.ts";
+import { type ListResourcesResult, type Resource, ResourceNotFoundError } from "./sdk.ts";
+import { type Catalog, invalidParams } from "./catalog.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
 import { DEFAULT_SESSION } from "../domain/names.ts";
@@ -55,8 +53,14 @@ export interface HandoffOptions {
   log: Logger;
 }
 
-/** Registers the resources, templates, completions and the `resume` prompt of the enabled groups. */
-export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): void {
+/** Pages `resources/list`: the page after `cursor` (the first without one). */
+export type ListResources = (cursor: string | undefined) => Promise<ListResourcesResult>;
+
+/**
+ * Puts the resources, templates, completions and the `resume` prompt of the enabled groups in
+ * `catalog`; returns how `resources/list` pages them, or undefined when nothing is listed.
+ */
+export function registerHandoff(catalog: Catalog, options: HandoffOptions): ListResources | undefined {
   const { space, groups, workCacheSize } = options;
   const hasTasks = groups.has("tasks") || groups.has("checklist");
   const completeSession = async (value: string | undefined) => matching(await space.listSessions(), value);
@@ -68,21 +72,21 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
     );
 
   if (hasTasks) {
-    mcp.registerTemplate("session", {
+    catalog.template("session", {
       uriTemplate: "checklist://sessions/{sessionId}",
       metadata: SESSION_META,
       complete: { sessionId: completeSession },
       read: async (uri, variables) => {
         const sessionId = variable(variables, "sessionId", SessionIdSchema);
         const tasks = await space.readTree(sessionId, (tree) => tree && structuredClone(tree.roots));
-        if (!tasks) throw mcpError(RESOURCE_NOT_FOUND, `No session "${sessionId}"`, { uri: uri.href });
+        if (!tasks) throw new ResourceNotFoundError(uri.href, `No session "${sessionId}"`);
         return jsonContents(uri, { sessionId, tasks });
       },
     });
   }
 
   if (groups.has("works")) {
-    mcp.registerTemplate("work", {
+    catalog.template("work", {
       uriTemplate: "checklist://works/{workId}",
       metadata: {
         title: "Saved work",
@@ -97,32 +101,32 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
           const entry = e.get(workId);
           return entry && structuredClone(workInfo(entry));
         });
-        if (!info) throw mcpError(RESOURCE_NOT_FOUND, `No work "${workId}"`, { uri: uri.href });
+        if (!info) throw new ResourceNotFoundError(uri.href, `No work "${workId}"`);
         return jsonContents(uri, info);
       },
     });
   }
 
   if (groups.has("progress")) {
-    mcp.registerTemplate("progress", {
+    catalog.template("progress", {
       uriTemplate: "checklist://progress/{project}",
       metadata: PROGRESS_META,
       complete: { project: completeProject },
       read: async (uri, variables) => {
         const project = variable(variables, "project", StoredProjectSchema);
         const doc = await space.readProgress(project);
-        if (!doc) throw mcpError(RESOURCE_NOT_FOUND, `No progress for "${project}"`, { uri: uri.href });
+        if (!doc) throw new ResourceNotFoundError(uri.href, `No progress for "${project}"`);
         return jsonContents(uri, doc);
       },
     });
   }
 
-  if (hasTasks || groups.has("works") || groups.has("progress") || (options.fixed ?? []).length > 0) {
-    registerResourceList(mcp, options);
-  }
+  const lister = hasTasks || groups.has("works") || groups.has("progress") || (options.fixed ?? []).length > 0
+    ? resourceList(options)
+    : undefined;
 
   if (groups.has("works") || groups.has("progress")) {
-    mcp.registerPrompt("resume", {
+    catalog.prompt("resume", {
       title: "Resume work",
       description:
         "Everything needed to pick up work: the progress document, recent works and current tasks.",
@@ -150,6 +154,7 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
       }),
     });
   }
+  return lister;
 }
 
 /**
@@ -159,7 +164,7 @@ export function registerHandoff(mcp: ProtocolServer, options: HandoffOptions): v
  * runs while names come and go still returns every name that stayed. A stored name that is not
  * well-formed Unicode has no URI: it is left out and logged once (lib/store/stored_names.ts).
  */
-function registerResourceList(mcp: ProtocolServer, options: HandoffOptions): void {
+function resourceList(options: HandoffOptions): ListResources {
   const { space, groups, workCacheSize } = options;
   const source = { store: options.root, namespace: space.namespace, log: options.log };
   const all = async (): Promise<Listed[]> => {
@@ -199,8 +204,8 @@ function registerResourceList(mcp: ProtocolServer, options: HandoffOptions): voi
     }
     return out;
   };
-  mcp.setRequestHandler(ListResourcesRequestSchema, async (request) => {
-    const after = request.params?.cursor === undefined ? undefined : readCursor(request.params.cursor);
+  return async (cursor) => {
+    const after = cursor === undefined ? undefined : readCursor(cursor);
     const rest = (await all()).filter((item) => after === undefined || compare(item, after) > 0).sort(
       compare,
     );
@@ -210,7 +215,7 @@ function registerResourceList(mcp: ProtocolServer, options: HandoffOptions): voi
       resources: page.map((item) => item.resource),
       ...(rest.length > page.length && last ? { nextCursor: writeCursor(last) } : {}),
     };
-  });
+  };
 }
 
 /** A resource in the listing order: rank (fixed, session, work, progress), then name. */
@@ -254,8 +259,7 @@ function readCursor(cursor: string): Pick<Listed, "rank" | "key"> {
     const [rank, key] = CursorSchema.parse(JSON.parse(text));
     return { rank, key };
   } catch {
-    throw mcpError(
-      INVALID_PARAMS,
+    throw invalidParams(
       "Invalid cursor for resources/list: pass the nextCursor of the previous page, or none for the first.",
     );
   }
@@ -278,10 +282,7 @@ function variable<T>(variables: Record<string, string | string[]>, name: string,
   }
   const parsed = schema.safeParse(decoded);
   if (!parsed.success) {
-    throw mcpError(
-      INVALID_PARAMS,
-      `Invalid ${name} in the resource URI: ${parsed.error.issues[0]?.message}`,
-    );
+    throw invalidParams(`Invalid ${name} in the resource URI: ${parsed.error.issues[0]?.message}`);
   }
   return parsed.data;
 }

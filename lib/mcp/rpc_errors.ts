@@ -1,8 +1,8 @@
 /**
- * The one home of JSON-RPC error codes and of the error body every edge sends (stdio lines, HTTP
- * refusals, `deno serve` start-up failures, resource errors). No other file under `lib/` or `main.ts`
- * writes a code as a number; `tests/mcp/rpc_errors_test.ts` keeps it so. Imports nothing, so the
- * lightest entry (stdio, `main.ts`) can use it.
+ * The one home of the JSON-RPC error codes and error body our own edges send before the SDK sees a
+ * message (stdio lines that are no message, HTTP refusals of the guards and the listener, `deno
+ * serve` start-up failures). No other file under `lib/` or `main.ts` writes a code as a number;
+ * `tests/mcp/rpc_errors_test.ts` keeps it so. Imports nothing.
  */
 
 /** Text that is not JSON (JSON-RPC 2.0, section 5.1). */
@@ -22,8 +22,6 @@ export const INTERNAL_ERROR = -32603;
 export const SERVER_ERROR = -32000;
 /** The `Mcp-Session-Id` names no live session (the SDK's code): the client initializes again. */
 export const SESSION_NOT_FOUND = -32001;
-/** A resource URI that names nothing (MCP specification). */
-export const RESOURCE_NOT_FOUND = -32002;
 
 /** A JSON-RPC error body. */
 export interface JsonRpcErrorReply {
@@ -41,19 +39,15 @@ export function errorReply(
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-/** An error a request handler throws to be answered with `code`, `message` and `data`. */
-export class RpcError extends Error {
-  readonly code: number;
-  readonly data: unknown;
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
-    this.name = "RpcError";
-    this.code = code;
-    this.data = data;
-  }
-}
-
-/** An {@link RpcError} whose message reads `MCP error CODE: message`, as the SDK's `McpError` wrote it. */
-export function mcpError(code: number, message: string, data?: unknown): RpcError {
-  return new RpcError(code, `MCP error ${code}: ${message}`, data);
+/**
+ * The reply to JSON that is no JSON-RPC message (what the SDK's `parseJSONRPCMessage` refuses), with
+ * the value's id when it has a readable one.
+ */
+export function notAMessage(value: unknown): JsonRpcErrorReply {
+  const id = (value as { id?: unknown } | null)?.id;
+  return errorReply(
+    INVALID_REQUEST,
+    'Invalid Request: not a JSON-RPC 2.0 request, notification or response (expected {"jsonrpc":"2.0","id":…,"method":…})',
+    typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null,
+  );
 }

@@ -1,30 +1,43 @@
 /**
- * The MCP SDK's server-side exports, typed. Deno types every `…/x.js` subpath of the SDK as `any`
- * (typescript-sdk issue 2701); the `@ts-types` directives point at the real declarations.
- *
- * Types only, and the URI template class (a module that imports nothing): the stdio path loads
- * none of the SDK's runtime (lib/mcp/protocol_server.ts says why), nor does HTTP (its transport is
- * lib/http/mcp_transport.ts).
+ * The one door to the official MCP TypeScript SDK v2 on the server side (`@modelcontextprotocol/server`):
+ * the protocol (JSON-RPC, both eras, versions, `initialize` and `server/discover`, the per-request
+ * envelope, cancellation, `subscriptions/listen`) and its transports are the SDK's; everything
+ * imported from it passes through here, so a reader finds where the SDK ends in one file.
  */
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/uriTemplate"
-export { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/uriTemplate"
-export type { Variables } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
+export {
+  CLIENT_CAPABILITIES_META_KEY,
+  createMcpHandler,
+  InMemoryTransport,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  parseJSONRPCMessage,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  UriTemplate,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 export type {
+  AuthInfo,
   CallToolResult,
   ClientCapabilities,
   GetPromptResult,
-  Implementation,
   JSONRPCMessage,
+  JSONRPCRequest,
+  ListResourcesResult,
   LoggingLevel,
-  LoggingMessageNotification,
+  McpHttpHandler,
+  McpRequestContext,
   ReadResourceResult,
   Resource,
   ServerCapabilities,
-  ServerNotification,
+  ServerContext,
+  ServerEvent,
+  ServerEventBus,
   Tool,
   ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
+  Transport,
+  Variables,
+} from "@modelcontextprotocol/server";
+export { serveStdio } from "@modelcontextprotocol/server/stdio";

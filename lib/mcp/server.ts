@@ -1,34 +1,56 @@
 /**
- * Builds one MCP server over a store: the tools of the configured groups, the instructions, and
- * (from `resources.ts`) resources and prompts. Shared by the stdio and HTTP transports; one server
- * object serves one connection, all of them share the store.
+ * The one factory of our MCP server: for a store, a namespace, an access level and an era, a fresh
+ * SDK `Server` with the tools of the configured groups, the instructions, and (resources.ts) the
+ * resources, templates and the `resume` prompt. stdio (`serveStdio`), HTTP (`createMcpHandler` and
+ * the sessionful handshake-era wiring) and the tests build every server here, so both eras get the
+ * same tools, arguments, replies, instructions, resources and prompts; only the envelope differs,
+ * and that is the SDK's.
+ *
+ * Why the low-level `Server` and not `McpServer`: the tool list is computed per request (read access
+ * lists only read-only tools; the plan view's own tools are listed only to clients that show MCP
+ * Apps), and `tools/call` answers bad arguments with a coded tool result the agent can read
+ * (`INVALID_INPUT`, CONTRACT "Failures, limits and hostile input"), where the SDK answers a
+ * JSON-RPC error carrying its validator's dump; {@link ChecklistServer} is that one difference.
  */
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import { ListToolsRequestSchema } from "./request_schemas.ts";
-import { INVALID_PARAMS, mcpError } from "./rpc_errors.ts";
-import { ProtocolServer } from "./protocol_server.ts";
-import { guardErrorReplies } from "./jsonrpc.ts";
-import { bridgeLogs } from "./log_bridge.ts";
+import { getUiCapability } from "@modelcontextprotocol/ext-apps/server";
 import {
-  clientShowsViews,
+  PLAN_VIEW_MIME,
   planViewListing,
   registerPlanView,
+  UI_EXTENSION,
   viewEnabled,
   viewListing,
 } from "../plan_view/server/plan_resource.ts";
-import { callTool, errorResult, onToolCall, type ToolContext, type ToolDef } from "./tool.ts";
+import { Catalog, invalidParams } from "./catalog.ts";
+import { bridgeLogs } from "./log_bridge.ts";
 import { registerHandoff } from "./resources.ts";
+import { ResourceWatch, type ResourceWatchOptions } from "./resource_watch.ts";
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type JSONRPCRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from "./sdk.ts";
+import { callTool, errorResult, type ToolContext, type ToolDef } from "./tool.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
 import { VIEW_TOOLS } from "../plan_view/server/plan_tools.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
+import { instructionsFor } from "./instructions.ts";
 
-/** Server name and version reported at initialize. */
+export { INSTRUCTIONS, instructionsFor } from "./instructions.ts";
+
+/** Server name and version reported at initialize and on every 2026-07-28 result. */
 export const SERVER_INFO = { name: "checklist-mcp", version: "0.1.0" } as const;
 
 /** Every tool, in listing order. */
@@ -40,54 +62,8 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   ...HISTORY_TOOLS,
 ];
 
-/**
- * The `instructions` sent at initialize: the workflow in a few lines, naming only tools of the
- * enabled groups (every client pays for this text in context).
- */
-export function instructionsFor(groups: Iterable<ToolGroup>): string {
-  const on = new Set(groups);
-  const lines = ["Task tree and handoff server for coding agents."];
-  const start = [
-    ...(on.has("progress") ? ["your progress with mem_progress(project)"] : []),
-    ...(on.has("works") ? ["the recent handovers with get_recent_works_info (details: get_work_by_id)"] : []),
-  ];
-  if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
-  if (on.has("tasks")) {
-    lines.push(
-      "Plan with createTask (nest subtasks in `tasks`; teams: parallel parts, blocked_by dependencies).",
-      "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
-      "Team workers loop claimTask(agent) → work → completeTask, re-call claimTask as a heartbeat on long work, save work info before stopping.",
-    );
-  } else if (on.has("checklist")) {
-    lines.push(
-      "Keep the plan with update_tasks and get_all_tasks; mark finished tasks with mark_task_as_done.",
-    );
-  }
-  if (on.has("history")) {
-    lines.push(
-      "Changes are versioned: restore a damaged plan with restore_tasks (revisions in task_history).",
-    );
-  }
-  if (on.has("progress")) {
-    lines.push(
-      "After significant work, update mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document (your memory, not a report).",
-    );
-  }
-  if (on.has("works")) {
-    lines.push(
-      "Before handing over, call save_current_work_info (with the sessionId) and pass on the workId.",
-    );
-  }
-  lines.push(
-    on.has("tasks")
-      ? "Errors are isError with a code (NOT_FOUND, CLAIMED, …) and what to do next."
-      : "Errors come back as isError with a code (INVALID_INPUT, NOT_FOUND, …) and what to do next.",
-  );
-  return lines.join("\n");
-}
-
-/** The instructions with every group enabled. */
-export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
+/** Which era a server serves: `modern` (2026-07-28) or `legacy` (the handshake era, 2024-11-05 … 2025-11-25). */
+export type Era = "legacy" | "modern";
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -108,10 +84,24 @@ export interface ServerOptions {
   agent?: string | undefined;
   /** The clock leases are judged by, in milliseconds (tests pass their own). */
   now?: () => number;
+  /** The era it serves (the serving entry says); `legacy` by default, as an SDK `Server` is. */
+  era?: Era;
+  /**
+   * Handshake era only: the connection has no stream for notifications outside a request (HTTP
+   * with `STATELESS=1`), so `resources/subscribe` is neither declared nor answered.
+   */
+  sessionless?: boolean;
 }
 
-/** A new MCP server for one connection, in one namespace; an invalid name throws `INVALID_INPUT`. */
-export function createServer(options: ServerOptions): ProtocolServer {
+/**
+ * A new MCP server for one connection (or one request), in one namespace; an invalid name throws
+ * `INVALID_INPUT`. What it declares follows the era: the handshake era's `initialize` answers as
+ * it always did; 2026-07-28's `server/discover` declares only notifications it sends
+ * (`resources.listChanged` and `subscribe`, through `subscriptions/listen`) and the MCP Apps
+ * extension when the plan view is on.
+ */
+export function createServer(options: ServerOptions): Server {
+  const era = options.era ?? "legacy";
   const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const readOnly = options.access === "read";
   const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
@@ -123,15 +113,17 @@ export function createServer(options: ServerOptions): ProtocolServer {
     !readOnly || t.annotations.readOnlyHint
   );
   const byName = new Map([...enabled, ...viewTools].map((t) => [t.name, t]));
-  const mcp = new ProtocolServer(SERVER_INFO, {
-    // `listChanged: true` as the SDK's McpServer declared it; the lists never change while connected.
-    capabilities: { tools: { listChanged: true }, logging: {} },
-    instructions: instructionsFor(groups),
-  });
   const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
   const serverLog = options.log.child({ namespace: space.namespace });
-  const logs = bridgeLogs(mcp, serverLog);
+  const server = new ChecklistServer(serverLog, era, {
+    capabilities: era === "legacy"
+      // As the SDK's McpServer declared them in the handshake era; 2025 clients see no difference.
+      ? { tools: { listChanged: true }, logging: {} }
+      : { tools: {}, logging: {}, ...(viewTools.length > 0 ? { extensions: { [UI_EXTENSION]: {} } } : {}) },
+    instructions: instructionsFor(groups),
+  });
+  const logs = bridgeLogs(server, serverLog, era);
   const ctx: ToolContext = {
     space,
     log: serverLog,
@@ -139,8 +131,9 @@ export function createServer(options: ServerOptions): ProtocolServer {
     agent: options.agent,
     now: options.now ?? Date.now,
   };
-  if (viewTools.length > 0) registerPlanView(mcp);
-  registerHandoff(mcp, {
+  const catalog = new Catalog();
+  if (viewTools.length > 0) registerPlanView(catalog);
+  const listResources = registerHandoff(catalog, {
     space: ctx.space,
     groups,
     workCacheSize: ctx.workCacheSize,
@@ -148,28 +141,33 @@ export function createServer(options: ServerOptions): ProtocolServer {
     root: options.store,
     log: serverLog,
   });
-  // Error replies in one plain line, on every transport (lib/mcp/jsonrpc.ts).
-  const connect = mcp.connect.bind(mcp);
-  mcp.connect = (transport) => {
-    guardErrorReplies(transport, options.log);
-    return connect(transport);
-  };
-  mcp.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [
-      ...tools,
-      ...(clientShowsViews(mcp.getClientCapabilities()) ? viewTools : []),
-    ].map(viewListing),
+  // Declared only where sent: 2026-07-28 listen streams and handshake-era subscriptions hear
+  // resource updates (resource_watch.ts); the prompts and tools never change, but the handshake
+  // era keeps declaring what it always declared.
+  const subscribe = era === "modern" || !options.sessionless;
+  catalog.install(server, { listChanged: true, subscribe, promptsListChanged: era === "legacy" });
+  if (era === "legacy" && subscribe && catalog.hasResources) {
+    answerSubscriptions(server, {
+      space,
+      watch: (onChange) => options.store.watch(onChange),
+      workCacheSize: ctx.workCacheSize,
+      log: serverLog,
+    });
+  }
+  if (listResources) {
+    server.setRequestHandler("resources/list", ({ params }) => listResources(params?.cursor));
+  }
+
+  server.setRequestHandler("tools/list", (_request, context) => ({
+    tools: [...tools, ...(showsViews(server, context) ? viewTools : [])].map(viewListing),
   }));
-  onToolCall(mcp, async (request, extra) => {
-    const def = byName.get(request.name);
+  server.answerCall = async (name, args, context) => {
+    const def = byName.get(name);
     if (!def) {
-      throw mcpError(
-        INVALID_PARAMS,
-        `Unknown tool "${request.name}". Available: ${[...byName.keys()].join(", ")}`,
-      );
+      throw invalidParams(`Unknown tool "${name}". Available: ${[...byName.keys()].join(", ")}`);
     }
     // Logs of this call also reach its client as notifications (log_bridge.ts).
-    const log = logs.forRequest(extra);
+    const log = logs.forRequest(context);
     if (readOnly && !def.annotations.readOnlyHint) {
       log.warn("tool call refused: read-only access", { tool: def.name });
       return errorResult(
@@ -178,7 +176,7 @@ export function createServer(options: ServerOptions): ProtocolServer {
       );
     }
     const started = performance.now();
-    const result = await callTool(def, request.arguments, { ...ctx, log });
+    const result = await callTool(def, args, { ...ctx, log });
     log[result.isError ? "warn" : "debug"](result.isError ? "tool call failed" : "tool call", {
       tool: def.name,
       ms: Math.round((performance.now() - started) * 100) / 100,
@@ -187,6 +185,146 @@ export function createServer(options: ServerOptions): ProtocolServer {
         : undefined,
     });
     return result;
+  };
+  server.setRequestHandler(
+    "tools/call",
+    ({ params }, context) => server.answerCall(params.name, params.arguments, context),
+  );
+  return server;
+}
+
+/**
+ * The handshake era's `resources/subscribe` and `resources/unsubscribe`: a subscribed resource that
+ * changes (by any process on the store) is announced to this connection with
+ * `notifications/resources/updated` (on HTTP, on its standalone stream). Subscriptions live as long
+ * as the connection; the store is watched only while one is held.
+ */
+function answerSubscriptions(server: Server, options: Omit<ResourceWatchOptions, "emit">): void {
+  const watch = new ResourceWatch({
+    ...options,
+    emit: (event) => {
+      if (event.kind !== "resource_updated") return;
+      server.sendResourceUpdated({ uri: event.uri }).catch((error) =>
+        options.log.debug("subscription: a notification was not sent", { error })
+      );
+    },
   });
-  return mcp;
+  const held = new Map<string, Promise<() => void>>();
+  server.setRequestHandler("resources/subscribe", async ({ params }) => {
+    if (!held.has(params.uri)) held.set(params.uri, watch.want({ uris: [params.uri] }));
+    await held.get(params.uri);
+    return {};
+  });
+  server.setRequestHandler("resources/unsubscribe", async ({ params }) => {
+    const release = held.get(params.uri);
+    held.delete(params.uri);
+    (await release)?.();
+    return {};
+  });
+  const closed = server.onclose;
+  server.onclose = () => {
+    closed?.();
+    watch.close();
+  };
+}
+
+/** Whether the client of this request shows MCP Apps views: per request (2026-07-28) or per connection. */
+function showsViews(server: Server, context: ServerContext): boolean {
+  const perRequest = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    CLIENT_CAPABILITIES_META_KEY
+  ];
+  const capabilities = (perRequest ?? server.getClientCapabilities()) as ClientCapabilities | undefined;
+  return getUiCapability(capabilities)?.mimeTypes?.includes(PLAN_VIEW_MIME) ?? false;
+}
+
+/**
+ * The SDK's `Server` with two edges of ours, both on the hook the SDK gives subclasses for wrapping
+ * handlers:
+ * - `tools/call` with arguments that are not an object (or without a tool name) is answered before
+ *   the SDK checks the request: by the tool, which refuses them with an `INVALID_INPUT` result as it
+ *   refuses any bad argument (no name: invalid params in one line), where the SDK answers invalid params with
+ *   its validator's dump;
+ * - an error a handler throws reaches the client in one plain line: a validator's dump becomes
+ *   invalid params naming the first field, and an exception that is not a protocol error becomes
+ *   "Internal error" with its text in the log only (CONTRACT: no reply carries an exception's text);
+ *   in the handshake era its message starts `MCP error CODE: `, as SDK v1 wrote it.
+ */
+class ChecklistServer extends Server {
+  readonly #log: Logger;
+  readonly #era: Era;
+  /** Answers a `tools/call` (set by {@link createServer}). */
+  answerCall: (name: string, args: unknown, ctx: ServerContext) => Promise<CallToolResult> = () =>
+    Promise.reject(new Error("no tools"));
+
+  constructor(log: Logger, era: Era, options: ConstructorParameters<typeof Server>[1]) {
+    super(SERVER_INFO, options);
+    this.#log = log;
+    this.#era = era;
+  }
+
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Record<string, unknown>>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Record<string, unknown>> {
+    const wrapped = super._wrapHandler(method, handler);
+    const tools = method === "tools/call";
+    return async (request, ctx) => {
+      try {
+        if (tools) {
+          const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+          if (typeof params?.name !== "string") {
+            throw invalidParams("tools/call needs params.name, a tool name from tools/list");
+          }
+          const args = params.arguments;
+          if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+            // The SDK would refuse them unread; the tool refuses them as it refuses any bad argument.
+            return await this.answerCall(params.name, args, ctx) as Record<string, unknown>;
+          }
+        }
+        return await wrapped(request, ctx);
+      } catch (error) {
+        throw this.#plain(error);
+      }
+    };
+  }
+
+  /** See the class doc: the error as the client gets it. */
+  #plain(error: unknown): ProtocolError {
+    const message = error instanceof Error ? error.message : String(error);
+    const issue = validatorIssue(message);
+    if (issue) return invalidParams(invalidParamsText(issue));
+    if (error instanceof ProtocolError && error.code !== ProtocolErrorCode.InternalError) {
+      // The handshake era's messages read as SDK v1's McpError wrote them: 2025 clients see no difference.
+      const prefix = this.#era === "legacy" ? `MCP error ${error.code}: ` : "";
+      if (!/\n/.test(error.message) && prefix === "") return error;
+      return new ProtocolError(error.code, prefix + oneLine(error.message), error.data);
+    }
+    this.#log.error("request failed", { error });
+    return new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      "Internal error; the server log has the details",
+    );
+  }
+}
+
+function validatorIssue(text: string): { path: unknown[]; message: string } | undefined {
+  const start = text.indexOf("[");
+  if (start === -1) return undefined;
+  try {
+    const issues = JSON.parse(text.slice(start));
+    const first = Array.isArray(issues) ? issues[0] : undefined;
+    if (first && Array.isArray(first.path) && typeof first.message === "string") return first;
+  } catch {
+    // Not a validator's dump.
+  }
+  return undefined;
+}
+
+function invalidParamsText(issue: { path: readonly unknown[]; message: string }): string {
+  const path = issue.path.filter((p, i) => !(i === 0 && p === "params")).map(String).join(".");
+  return `Invalid params: ${path === "" ? "params" : `\`${path}\``}: ${oneLine(issue.message)}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }

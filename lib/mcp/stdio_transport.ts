@@ -1,19 +1,30 @@
 /**
- * MCP over stdio, one JSON-RPC message per line, answering every line: the SDK's own stdio
- * transport drops lines it cannot parse without a reply and buffers a line of any size.
- *
- * Here a line that is not JSON gets a parse error (id null); a batch, or JSON that is not a message,
- * an invalid request; a line over {@link LIMITS}.stdioLineBytes an invalid request, discarded as it arrives, and the
- * next line is read normally. Blank lines are skipped. Replies are written with synchronous writes,
- * and when the input ends the transport closes only once every request already read has been
- * answered, so a client that writes its requests and closes the pipe still gets every reply.
+ * The byte framing under the SDK's stdio entry (`serveStdio`, which owns the protocol, both eras
+ * included): one JSON-RPC message per line, every line answered. Ours because the SDK's
+ * `StdioServerTransport` falls short of CONTRACT "Failures, limits and hostile input" in three
+ * measured ways (tests/mcp/stdio_framing_test.ts runs the same lines through both):
+ * - a line that is not JSON, or not a message, gets no reply there; here it gets a parse error
+ *   (id null), and a batch or a non-message an invalid request;
+ * - a line past its buffer bound closes the whole connection there; here a line over
+ *   {@link LIMITS}.stdioLineBytes is refused with an invalid request, discarded as it arrives, and
+ *   the next line is read normally;
+ * - at the end of input it aborts the requests in flight unanswered; here the transport closes only
+ *   once every request already read has been answered, so a client that writes its requests and
+ *   closes the pipe still gets every reply.
+ * Whether a line is a message is the SDK's `parseJSONRPCMessage`; blank lines are skipped; replies
+ * are written with synchronous writes.
  */
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { LineSplitter, OVERSIZED, type SyncWriter, writeAll } from "./deno_stdio.ts";
-import { readMessage } from "./jsonrpc.ts";
-import { errorReply, INVALID_REQUEST, type JsonRpcErrorReply } from "./rpc_errors.ts";
-import type { JSONRPCMessage, Transport } from "./sdk.ts";
+import {
+  errorReply,
+  INVALID_REQUEST,
+  type JsonRpcErrorReply,
+  notAMessage,
+  PARSE_ERROR,
+} from "./rpc_errors.ts";
+import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from "./sdk.ts";
 
 /** Options of {@link StdioTransport}; the process's stdin and stdout by default. */
 export interface StdioTransportOptions {
@@ -24,6 +35,8 @@ export interface StdioTransportOptions {
   maxLineBytes?: number;
   /** Where refused lines are logged (at `warn`). */
   log?: Logger;
+  /** Sees each message read, before the protocol does (stdio_serve.ts follows listen streams with it). */
+  observe?: (message: JSONRPCMessage) => void;
 }
 
 type RequestId = string | number;
@@ -46,6 +59,7 @@ export class StdioTransport implements Transport {
   readonly #output: SyncWriter;
   readonly #maxLineBytes: number;
   readonly #log: Logger | undefined;
+  readonly #observe: ((message: JSONRPCMessage) => void) | undefined;
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
   /** Requests read and not answered yet. */
@@ -53,12 +67,16 @@ export class StdioTransport implements Transport {
   #started = false;
   #inputEnded = false;
   #closed = false;
+  #resolveClosed!: () => void;
+  /** Settles once the transport has closed (whoever holds `onclose`). */
+  readonly closed: Promise<void> = new Promise((resolve) => (this.#resolveClosed = resolve));
 
   constructor(options: StdioTransportOptions = {}) {
     this.#input = options.input ?? Deno.stdin;
     this.#output = options.output ?? Deno.stdout;
     this.#maxLineBytes = options.maxLineBytes ?? LIMITS.stdioLineBytes;
     this.#log = options.log;
+    this.#observe = options.observe;
   }
 
   /** Starts reading; called by the SDK's `connect()`. */
@@ -109,6 +127,7 @@ export class StdioTransport implements Transport {
     if (message.method === "notifications/cancelled" && message.params?.requestId !== undefined) {
       this.#pending.delete(message.params.requestId);
     }
+    this.#observe?.(read.message);
     this.onmessage?.(read.message);
   }
 
@@ -142,7 +161,34 @@ export class StdioTransport implements Transport {
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
+    this.#resolveClosed();
     this.onclose?.();
     return Promise.resolve();
+  }
+}
+
+/**
+ * The message `text` holds, or the reply it gets instead: {@link PARSE_ERROR} when it is not JSON,
+ * {@link INVALID_REQUEST} for a batch (one message per line) and for JSON that is not a message.
+ */
+function readMessage(text: string): { message: JSONRPCMessage } | { refused: JsonRpcErrorReply } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { refused: errorReply(PARSE_ERROR, "Parse error: not valid JSON") };
+  }
+  if (Array.isArray(value)) {
+    return {
+      refused: errorReply(
+        INVALID_REQUEST,
+        "Invalid Request: batches are not supported; send one message at a time",
+      ),
+    };
+  }
+  try {
+    return { message: parseJSONRPCMessage(value) };
+  } catch {
+    return { refused: notAMessage(value) };
   }
 }

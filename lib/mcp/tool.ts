@@ -13,8 +13,6 @@ import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";
-import { INVALID_PARAMS, mcpError } from "./rpc_errors.ts";
-import type { ProtocolServer, RequestExtra } from "./protocol_server.ts";
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -276,33 +274,4 @@ function issueText(issue: z.core.$ZodIssue): string {
 
 function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-/** A `tools/call` request as the server reads it: the tool's name and its arguments, still unchecked. */
-export interface ToolCall {
-  name: string;
-  arguments: unknown;
-}
-
-const ToolCallRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown() });
-
-/**
- * Answers `tools/call` with `handler`. Only the tool name is checked here (the SDK's `Server`
- * checked the whole request and answered arguments that are not an object with a validator dump):
- * the arguments reach {@link callTool}, which refuses bad ones with one coded line.
- */
-export function onToolCall(
-  mcp: ProtocolServer,
-  handler: (call: ToolCall, extra: RequestExtra) => Promise<CallToolResult>,
-): void {
-  mcp.setRequestHandler(ToolCallRequestSchema, (request, extra) => {
-    const params = request.params as { name?: unknown; arguments?: unknown } | null | undefined;
-    if (typeof params !== "object" || params === null || typeof params.name !== "string") {
-      throw mcpError(
-        INVALID_PARAMS,
-        "tools/call needs params.name, a tool name from tools/list",
-      );
-    }
-    return handler({ name: params.name, arguments: params.arguments }, extra);
-  });
 }

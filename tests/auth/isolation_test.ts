@@ -44,7 +44,7 @@ Deno.test("tokens file: each token works in its own namespace; /mcp/NAME reaches
 Deno.test("OAuth: two subjects signed in to the same URL never see each other's plans", async () => {
   await using issuer = await startIssuer();
   await using app = await accessApp({ oauthIssuer: issuer.url });
-  await using served = serve(app.app);
+  await using served = serve(app);
   issuer.grant({ sub: "alice", scope: "checklist:write" });
   await using alice = await signIn(`${served.url}/mcp`);
   await ok(alice.client, "createTask", { sessionId: "plan", name: "Alice's plan" });

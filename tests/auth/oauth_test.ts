@@ -22,7 +22,7 @@ async function setUp(
 ) {
   const issuer = await startIssuer();
   const app = await accessApp({ oauthIssuer: issuer.url, ...extra }, { tuning });
-  const served = serve(app.app);
+  const served = serve(app);
   return {
     issuer,
     app,
@@ -30,7 +30,6 @@ async function setUp(
     mcp: `${served.url}/mcp`,
     metadataUrl: `${served.url}/.well-known/oauth-protected-resource/mcp`,
     [Symbol.asyncDispose]: async () => {
-      await app.close();
       await served[Symbol.asyncDispose]();
       await issuer[Symbol.asyncDispose]();
     },
@@ -367,7 +366,7 @@ Deno.test("OAuth: an issuer whose metadata names another issuer is reported as a
   const configured = `http://127.0.0.1:${port}`; // the same server, by another name
   const { log, records } = recordingLogger();
   await using app = await accessApp({ oauthIssuer: configured }, { log });
-  await using served = serve(app.app);
+  await using served = serve(app);
   const bearer = await issuer.server.issuer.buildToken({
     scopesOrTransform: (_h, p) => Object.assign(p, { sub: "alice", scope: "checklist:write" }),
   });

@@ -17,12 +17,22 @@ import { STORE_KINDS } from "../support/store_places.ts";
 
 const PLAN = "ui://checklist/plan.html";
 
+/**
+ * One page of `resources/list`: after `cursor`, or the first. The SDK v2 client's `listResources()`
+ * without a cursor walks every page itself; the first page alone is a plain request.
+ */
+function pageOf(client: Client, cursor?: string) {
+  return cursor === undefined
+    ? client.request({ method: "resources/list", params: {} })
+    : client.listResources({ cursor });
+}
+
 /** Every page of `resources/list`, from the first. */
 async function pages(client: Client): Promise<string[][]> {
   const out: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listResources(cursor === undefined ? {} : { cursor });
+    const page = await pageOf(client, cursor);
     out.push(page.resources.map((r) => r.uri));
     cursor = page.nextCursor;
   } while (cursor !== undefined && out.length < 1000);
@@ -74,7 +84,7 @@ Deno.test("names that come and go between pages: nothing repeats and every name 
   await using conn = await connectInMemory();
   const ids = Array.from({ length: 150 }, (_, i) => `s${String(i).padStart(3, "0")}`);
   await addSessions(conn.store, ids);
-  const first = await conn.client.listResources();
+  const first = await pageOf(conn.client);
   assert.ok(first.nextCursor);
   // Before the cursor: one removed, one added; after it: one added.
   await conn.store.space("default").updateTree("s010", (t) => deleteTask(t, "t"));
@@ -97,7 +107,7 @@ Deno.test("names that come and go between pages: nothing repeats and every name 
 Deno.test("an invalid cursor is a JSON-RPC -32602 invalid params error", async () => {
   await using conn = await connectInMemory();
   await addSessions(conn.store, Array.from({ length: 120 }, (_, i) => `s${i}`));
-  const good = (await conn.client.listResources()).nextCursor!;
+  const good = (await pageOf(conn.client)).nextCursor!;
   for (const cursor of ["garbage!", "", btoa('[9,"x"]'), btoa("{}"), good.slice(0, -3), "%%%"]) {
     await assert.rejects(
       conn.client.listResources({ cursor }),

@@ -9,7 +9,7 @@ import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
 import { ConnectionPool } from "../../lib/http/connections.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { McpHttpTransport } from "../../lib/http/mcp_transport.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../lib/mcp/sdk.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 
 async function pingStatus(app: Hono, connection: string): Promise<number> {
@@ -116,7 +116,7 @@ Deno.test("a connection is found only in the namespace it was opened in", async 
   const { log } = recordingLogger();
   const pool = new ConnectionPool({ max: 5, idleMs: 60_000, log });
   const server = createServer({ store: new MemoryStore(), log, namespace: "team-a" });
-  const transport = new McpHttpTransport();
+  const transport = new WebStandardStreamableHTTPServerTransport();
   pool.add("c1", { transport, server, namespace: "team-a" });
   assert.equal(pool.use("c1", "team-b"), undefined, "not through another namespace");
   assert.equal(pool.use("c1", "team-a")?.namespace, "team-a");

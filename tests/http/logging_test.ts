@@ -8,14 +8,7 @@ import { DEFAULT_CLIENT_LOG_LEVEL, LOGGER_NAME } from "../../lib/mcp/log_bridge.
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { call, spawnStdio } from "../support/harness.ts";
 import type { Client } from "../support/sdk_client.ts";
-import {
-  connectHttp,
-  EmptyResultSchema,
-  ENDPOINT,
-  LoggingMessageNotificationSchema,
-  makeApp,
-  viaApp,
-} from "../support/http.ts";
+import { connectHttp, ENDPOINT, makeApp, viaApp } from "../support/http.ts";
 
 interface LogMessage {
   level: string;
@@ -25,7 +18,7 @@ interface LogMessage {
 
 function collect(client: Client): LogMessage[] {
   const seen: LogMessage[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+  client.setNotificationHandler("notifications/message", (notification) => {
     seen.push(notification.params as LogMessage);
   });
   return seen;
@@ -72,10 +65,7 @@ Deno.test("logging/setLevel: debug shows every call, error hides warnings", asyn
   });
 
   await t.step("an unknown level is a JSON-RPC error", async () => {
-    await assert.rejects(
-      () =>
-        handle.client.request({ method: "logging/setLevel", params: { level: "loud" } }, EmptyResultSchema),
-    );
+    await assert.rejects(() => handle.client.setLoggingLevel("loud" as "debug"));
   });
 });
 
@@ -122,7 +112,7 @@ Deno.test("stateless mode forwards a request's logs on that request's stream", a
 });
 
 Deno.test("stdio clients get log notifications too", async () => {
-  await using conn = await spawnStdio();
+  await using conn = await spawnStdio({ era: "legacy" });
   const seen = collect(conn.client);
   await conn.client.setLoggingLevel("info");
   await call(conn.client, "getTask", missing);

@@ -1,8 +1,9 @@
 /**
  * Load per path: what `deno run main.ts --stdio` evaluates at start is the static module graph of
- * `main.ts` plus the modules the stdio path imports (lib/mcp/stdio_transport.ts). Code that only
- * HTTP, access control, the dashboard or the plan view's document use must stay out of it: each
- * costs start-up time in every client that launches the server.
+ * `main.ts` plus the modules the stdio path imports (lib/mcp/stdio_serve.ts). Code that only HTTP,
+ * access control, the dashboard or the plan view's document use must stay out of it: each costs
+ * start-up time in every client that launches the server. Neither path loads the SDK's maintenance
+ * line (`@modelcontextprotocol/sdk` 1.x): the protocol is SDK v2's.
  */
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
@@ -39,8 +40,8 @@ async function staticGraph(roots: string[]): Promise<Set<string>> {
   return seen;
 }
 
-Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document, MCP Apps helper or MCP SDK runtime code", async () => {
-  const graph = await staticGraph([MAIN, `${ROOT}/lib/mcp/stdio_transport.ts`]);
+Deno.test("the stdio path loads no HTTP, access, dashboard or plan-view document code, and of npm only the SDK v2 server, zod and the MCP Apps names", async () => {
+  const graph = await staticGraph([MAIN, `${ROOT}/lib/mcp/stdio_serve.ts`]);
   const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
     s.slice(pathToFileURL(ROOT).href.length)
   );
@@ -54,24 +55,22 @@ Deno.test("the stdio path loads no HTTP, access, dashboard, plan-view document, 
   ];
   assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
   const packages = [...graph].filter((s) => s.startsWith("npm:"));
-  // None of the SDK's runtime but the URI template (lib/mcp/protocol_server.ts says why): its
-  // `types.js` builds every MCP schema, `Protocol` loads zod 3, `Server` loads Ajv.
-  const heavy = [/hono/, /jose/, /@noble/, /ext-apps/, /oauth/, /ajv/];
-  const sdk = packages.filter((s) => s.includes("@modelcontextprotocol/sdk"));
-  assert.deepEqual(sdk.filter((s) => !/\/shared\/uriTemplate(\.js)?$/.test(s)), []);
-  assert.deepEqual(packages.filter((s) => heavy.some((h) => h.test(s))), []);
+  assert.ok(packages.some((s) => s.includes("@modelcontextprotocol/server")), "the SDK v2 server is loaded");
+  const allowed = [
+    /^npm:\/?@modelcontextprotocol\/(server|core)@2\./,
+    /^npm:\/?zod@/,
+    /^npm:\/?@modelcontextprotocol\/ext-apps@2\.[^/]*\/server/,
+  ];
+  assert.deepEqual(packages.filter((s) => !allowed.some((a) => a.test(s))), []);
 });
 
-Deno.test("the HTTP path loads none of the MCP SDK's runtime but the URI template (its transport is ours)", async () => {
+Deno.test("the HTTP path loads the SDK v2 server, never the maintenance line", async () => {
   const roots = ["lib/http/app.ts", "lib/http/serve.ts", "lib/http/guards.ts"].map((path) =>
     `${ROOT}/${path}`
   );
   const graph = await staticGraph([MAIN, ...roots]);
-  assert.ok(
-    [...graph].some((s) => s.endsWith("/lib/http/mcp_transport.ts")),
-    "the walk found the HTTP transport",
-  );
-  // The SDK's transport loaded `types.js` (every MCP schema, zod 3) for its message checks.
-  const sdk = [...graph].filter((s) => s.startsWith("npm:") && s.includes("@modelcontextprotocol/sdk"));
-  assert.deepEqual(sdk.filter((s) => !/\/shared\/uriTemplate(\.js)?$/.test(s)), []);
+  assert.ok([...graph].some((s) => s.endsWith("/lib/mcp/http_endpoint.ts")), "the walk found the endpoint");
+  const packages = [...graph].filter((s) => s.startsWith("npm:"));
+  assert.ok(packages.some((s) => s.includes("@modelcontextprotocol/server")));
+  assert.deepEqual(packages.filter((s) => s.includes("@modelcontextprotocol/sdk")), []);
 });

@@ -83,9 +83,9 @@ export async function accessApp(
     access: auth,
     config: { ...options.config, stateless: options.stateless },
     events: options.events,
-    makeServer: (namespace, access) => {
-      scopes.push({ namespace: namespace ?? "default", access: access ?? "write" });
-      return createServer({ store, log, namespace, access });
+    makeServer: (scope) => {
+      scopes.push({ namespace: scope.namespace, access: scope.access });
+      return createServer({ store, log, ...scope });
     },
   });
   return { app, store, auth, scopes, close, [Symbol.asyncDispose]: close };
@@ -97,11 +97,14 @@ export interface Served extends AsyncDisposable {
 }
 
 /** Serves `app` on 127.0.0.1 (port chosen by the system). */
-export function serve(app: Hono): Served {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+export function serve(app: { app: Hono; close(): Promise<void> }): Served {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.app.fetch);
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
+    // As main.ts stops: the app ends its MCP connections (their event streams), then the listener
+    // stops, which waits for every open connection.
     [Symbol.asyncDispose]: async () => {
+      await app.close();
       await server.shutdown();
     },
   };

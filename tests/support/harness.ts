@@ -1,9 +1,13 @@
 /**
- * End-to-end helpers: a real SDK `Client` connected in memory, over a real stdio child process, or
- * over HTTP to a real `main.ts` process; and {@link call}, which also checks each reply against the
- * tool's declared output schema. Every connection is an async-disposable handle (`await using`).
- * Processes, ports, environment and SSE live beside this file (`processes.ts`, `server_process.ts`,
- * `env.ts`, `sse.ts`), shared with the benchmarks.
+ * End-to-end helpers: a real SDK v2 `Client` connected in process, over a real stdio child process,
+ * or over HTTP to a real `main.ts` process, in the era a test asks for; and {@link call}, which also
+ * checks each reply against the tool's declared output schema. Every connection is an
+ * async-disposable handle (`await using`). Processes, ports, environment and SSE live beside this
+ * file (`processes.ts`, `server_process.ts`, `env.ts`, `sse.ts`), shared with the benchmarks.
+ *
+ * Eras: in process, `legacy` (the default) links the client and a server through the SDK's
+ * `InMemoryTransport` (the handshake era only, as the SDK has it), and `modern` drives the SDK's
+ * `createMcpHandler` through its `fetch`, no socket; stdio and HTTP pin 2026-07-28 by default.
  */
 import assert from "node:assert/strict";
 import { ERROR_CODES } from "../../lib/domain/errors.ts";
@@ -16,11 +20,15 @@ import { ROOT } from "./paths.ts";
 import { freePort } from "./processes.ts";
 import { mainArgs, mainCommand, startHttpProcess } from "./server_process.ts";
 import {
-  Client,
+  type Client,
+  type ClientCapabilities,
+  type ClientEra,
   InMemoryTransport,
+  newClient,
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "./sdk_client.ts";
+import { createMcpHandler } from "../../lib/mcp/sdk.ts";
 
 /** A connected client; disposing it closes the connection and whatever it started. */
 export interface Connection extends AsyncDisposable {
@@ -35,27 +43,43 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-function newClient(): Client {
-  return new Client({ name: "checklist-mcp-tests", version: "0.0.0" });
-}
-
 function connection(client: Client, close: () => Promise<void>): Connection {
   let closing: Promise<void> | undefined;
   const once = () => (closing ??= close());
   return { client, close: once, [Symbol.asyncDispose]: once };
 }
 
-/** Options of {@link connectInMemory}: those of `createServer`, all optional. */
-export type InMemoryOptions = Partial<ServerOptions>;
+/** Options of {@link connectInMemory}: those of `createServer`, all optional, and the client's era. */
+export type InMemoryOptions = Partial<Omit<ServerOptions, "era">> & {
+  era?: "legacy" | "modern";
+  /** What the client announces (e.g. the MCP Apps extension). */
+  capabilities?: ClientCapabilities;
+  /** The client's name. */
+  name?: string;
+};
 
-/** A client linked to a fresh server in this process (a new memory store unless one is given). */
+/** A client connected to a fresh server in this process (a new memory store unless one is given). */
 export async function connectInMemory(
   options: InMemoryOptions = {},
 ): Promise<Connection & { store: Store }> {
-  const store = options.store ?? new MemoryStore();
-  const server = createServer({ log: quietLogger(), ...options, store });
+  const { era = "legacy", capabilities, name, ...rest } = options;
+  const store = rest.store ?? new MemoryStore();
+  const make = () => createServer({ log: quietLogger(), ...rest, store, era });
+  const client = newClient(era, { capabilities, name });
+  if (era === "modern") {
+    const handler = createMcpHandler(make, { legacy: "reject" });
+    const transport = new StreamableHTTPClientTransport(new URL("http://in-process/mcp"), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    });
+    await client.connect(transport);
+    const conn = connection(client, async () => {
+      await client.close();
+      await handler.close();
+    });
+    return { ...conn, store };
+  }
+  const server = make();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = newClient();
   await server.connect(serverSide);
   await client.connect(clientSide);
   const conn = connection(client, async () => {
@@ -75,6 +99,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** {@link spawnStdio}: keep the child's stderr (its log, exit lines included) for `stderr()`; else dropped. */
   keepStderr?: boolean;
+  /** The client's era: 2026-07-28 pinned (`modern`, the default), the handshake (`legacy`) or `auto`. */
+  era?: ClientEra;
 }
 
 /** A connection to a stdio child process. */
@@ -85,9 +111,17 @@ export interface StdioConnection extends Connection {
   pid: number;
 }
 
+/**
+ * The SDK's stdio client transport, but probing the era on its own connection: the SDK runs a
+ * 2026-07-28 probe of exactly `StdioClientTransport` on a sibling process (servers of some SDKs exit
+ * on a request before `initialize`), which doubles every test's processes; a subclass probes in
+ * place, as the SDK documents. tests/mcp/eras_test.ts uses the SDK's own, sibling probe included.
+ */
+class InPlaceStdioClientTransport extends StdioClientTransport {}
+
 /** A client talking to `deno run -A main.ts --stdio` over the child's stdin and stdout. */
 export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConnection> {
-  const transport = new StdioClientTransport({
+  const transport = new InPlaceStdioClientTransport({
     command: Deno.execPath(),
     args: mainArgs(["--stdio", ...(options.args ?? [])]),
     env: serverEnv({ LOG_LEVEL: "warn", ...options.env }),
@@ -96,8 +130,11 @@ export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConne
   });
   let stderr = "";
   const decoder = new TextDecoder();
-  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += decoder.decode(chunk, { stream: true })));
-  const client = newClient();
+  (transport.stderr as { on?: (event: "data", fn: (chunk: Uint8Array) => void) => void } | null)?.on?.(
+    "data",
+    (chunk: Uint8Array) => (stderr += decoder.decode(chunk, { stream: true })),
+  );
+  const client = newClient(options.era ?? "modern");
   try {
     await client.connect(transport);
   } catch (error) {
@@ -132,7 +169,7 @@ export async function startHttp(options: SpawnOptions = {}): Promise<HttpServer>
   let stderr = "";
   const stop = async () => void (stderr = (await server.stop()).stderr);
   try {
-    const client = newClient();
+    const client = newClient(options.era ?? "modern");
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
     const conn = connection(client, async () => {
       try {

@@ -11,10 +11,7 @@ import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { quietLogger } from "./logs.ts";
-import { Client, StreamableHTTPClientTransport } from "./sdk_client.ts";
-
-// @ts-types="@modelcontextprotocol/sdk/types"
-export { EmptyResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type Client, type ClientEra, newClient, StreamableHTTPClientTransport } from "./sdk_client.ts";
 
 /** The MCP endpoint the in-process tests address (a loopback Host, so the guard lets it pass). */
 export const ENDPOINT = "http://127.0.0.1:8585/mcp";
@@ -48,7 +45,7 @@ export function makeApp(
     config,
     now: options.now,
     access: options.access,
-    makeServer: (namespace, access) => createServer({ store, log, namespace, access }),
+    makeServer: (scope) => createServer({ store, log, ...scope }),
   });
   return { app, close, store, [Symbol.asyncDispose]: close };
 }
@@ -91,18 +88,18 @@ export interface ClientHandle extends AsyncDisposable {
 }
 
 /**
- * A real SDK client over Streamable HTTP. `fetch` defaults to the network; pass an app's
- * `request` (see {@link viaApp}) to stay in-process.
+ * A real SDK client over Streamable HTTP, of the handshake era unless `era` says otherwise. `fetch`
+ * defaults to the network; pass an app's `request` (see {@link viaApp}) to stay in-process.
  */
 export async function connectHttp(
   url: string,
-  options: { headers?: Record<string, string>; fetch?: typeof fetch } = {},
+  options: { headers?: Record<string, string>; fetch?: typeof fetch; era?: ClientEra } = {},
 ): Promise<ClientHandle> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: options.headers ?? {} },
     fetch: options.fetch,
   });
-  const client = new Client({ name: "checklist-mcp-http-tests", version: "0.0.0" });
+  const client = newClient(options.era ?? "legacy", { name: "checklist-mcp-http-tests" });
   await client.connect(transport);
   return { client, transport, [Symbol.asyncDispose]: () => client.close() };
 }

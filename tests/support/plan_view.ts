@@ -7,38 +7,27 @@
  */
 import type { Frame, Page } from "playwright-core";
 import { PLAN_VIEW_MIME, PLAN_VIEW_URI, UI_EXTENSION } from "../../lib/plan_view/server/plan_resource.ts";
-import { createServer, type ServerOptions } from "../../lib/mcp/server.ts";
-import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { bundleClient } from "../../scripts/build_web.ts";
 import { type BrowserHandle, newPage, type PageRecord } from "./browser.ts";
-import type { ToolResult } from "./harness.ts";
-import { quietLogger } from "./logs.ts";
-import { Client, InMemoryTransport } from "./sdk_client.ts";
+import { connectInMemory, type InMemoryOptions, type ToolResult } from "./harness.ts";
+import { type Client, newClient } from "./sdk_client.ts";
 
 /** The capabilities of a client that shows MCP Apps (as Claude, ChatGPT, VS Code and Goose send). */
 export const UI_CAPABILITIES = { extensions: { [UI_EXTENSION]: { mimeTypes: [PLAN_VIEW_MIME] } } };
 
-/** A new SDK client announcing MCP Apps. */
-export function uiClient(): Client {
-  return new Client({ name: "checklist-test-host", version: "0.0.0" }, { capabilities: UI_CAPABILITIES });
+/** A new SDK client announcing MCP Apps, of the handshake era unless told otherwise. */
+export function uiClient(era: "legacy" | "modern" | "auto" = "legacy"): Client {
+  return newClient(era, { name: "checklist-test-host", capabilities: UI_CAPABILITIES });
 }
 
-/** A client that shows MCP Apps, linked in memory to a new server over `options.store` (memory by default). */
-export async function connectUi(
-  options: Partial<ServerOptions> = {},
+/**
+ * A client that shows MCP Apps, connected in process to a new server over `options.store` (memory by
+ * default), in `options.era` (the handshake era by default; in 2026-07-28 it says so per request).
+ */
+export function connectUi(
+  options: Omit<InMemoryOptions, "capabilities" | "name"> = {},
 ): Promise<{ client: Client } & AsyncDisposable> {
-  const server = createServer({ log: quietLogger(), store: new MemoryStore(), ...options });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = uiClient();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
-  return {
-    client,
-    [Symbol.asyncDispose]: async () => {
-      await client.close();
-      await server.close();
-    },
-  };
+  return connectInMemory({ ...options, name: "checklist-test-host", capabilities: UI_CAPABILITIES });
 }
 
 /** The view's document and the CSP a host derives from its `_meta.ui.csp`. */

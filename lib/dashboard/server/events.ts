@@ -55,6 +55,8 @@ interface Stream extends StreamScope {
   ended: boolean;
   wake: () => void;
   end: () => void;
+  /** A stream served elsewhere (an MCP `subscriptions/listen` stream): counted here, fed there. */
+  counted?: true;
 }
 
 /**
@@ -172,11 +174,25 @@ export class EventHub {
     });
   }
 
-  /** Ends every open stream whose credential `refused` names (a revoked token); returns how many. */
+  /**
+   * Counts a stream served elsewhere (an MCP `subscriptions/listen` stream, CONTRACT "Protocol eras")
+   * in the same fair shares as the page's: admitted as {@link open} admits (the credential's own
+   * oldest stream of either kind may end for it), or refused (undefined). `end` is called when the
+   * quota ends it; the returned function gives its place back. Its feed is its own: such a stream
+   * never makes the hub read a namespace, and revocation ends it through its owner.
+   */
+  admit(scope: StreamScope, end: () => void): (() => void) | undefined {
+    if (this.#closed || !this.#admit(scope.credential)) return undefined;
+    const stream: Stream = { ...scope, ended: false, wake: () => {}, end, counted: true };
+    this.#add(stream);
+    return () => this.#remove(stream);
+  }
+
+  /** Ends every open page stream whose credential `refused` names (a revoked token); returns how many. */
   endWhere(refused: (credential: Credential) => boolean): number {
     let ended = 0;
     for (const stream of [...this.#streams]) {
-      if (!refused(stream.credential)) continue;
+      if (stream.counted || !refused(stream.credential)) continue;
       this.#log.warn("event stream ended: its credential was revoked", {
         credential: stream.credential.name,
       });
@@ -239,7 +255,7 @@ export class EventHub {
     const held = (this.#held.get(name) ?? 1) - 1;
     if (held > 0) this.#held.set(name, held);
     else this.#held.delete(name);
-    if (![...this.#streams].some((s) => s.namespace === stream.namespace)) {
+    if (![...this.#streams].some((s) => !s.counted && s.namespace === stream.namespace)) {
       this.#signatures.delete(stream.namespace);
     }
   }
@@ -257,7 +273,7 @@ export class EventHub {
   async #check(): Promise<void> {
     while (this.#dirty) {
       this.#dirty = false;
-      const namespaces = new Set([...this.#streams].map((s) => s.namespace));
+      const namespaces = new Set([...this.#streams].filter((s) => !s.counted).map((s) => s.namespace));
       for (const namespace of namespaces) {
         if (this.#signature) {
           const signature = await this.#signature(namespace).catch((error) => {

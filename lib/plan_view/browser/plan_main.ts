@@ -95,7 +95,7 @@ app.ontoolinput = (params) => {
 };
 app.ontoolresult = (params) => {
   performance.mark(MARK_RESULT);
-  void show(params.structuredContent, params._meta);
+  void show(params.structuredContent as Record<string, unknown> | undefined, params._meta);
 };
 app.onhostcontextchanged = (context) => theme(context);
 listenTree(document, loadRows, opened);

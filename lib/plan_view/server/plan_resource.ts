@@ -2,20 +2,18 @@
  * The plan view for chat clients (MCP Apps, SEP-1865): the resource `ui://checklist/plan.html`, one
  * self-contained HTML document (lib/plan_view), and the `_meta.ui` that ties tools to it.
  *
- * Registered as `@modelcontextprotocol/ext-apps/server`'s helpers do (lib/mcp/apps_extension.ts). Clients without
- * the extension see one more resource and a `_meta` on some tools, nothing else: replies are
- * unchanged. The view-only tools (plan_tools.ts) are listed only to clients that announce the
+ * Registered as `@modelcontextprotocol/ext-apps/server`'s `registerAppResource` registers it (that
+ * helper needs the SDK's `McpServer`; tests/plan_view/apps_extension_test.ts keeps the two equal).
+ * In the 2026-07-28 era the server declares the extension and each request says whether its client
+ * shows views (`clientCapabilities.extensions`); in the handshake era the client says so once, at
+ * `initialize`. Clients without the extension see one more resource and a `_meta` on some tools,
+ * nothing else: replies are unchanged. The view-only tools (plan_tools.ts) are listed only to clients that announce the
  * extension, so a model never sees them; any client may call them (they only read).
  */
-import {
-  EXTENSION_ID,
-  getUiCapability,
-  registerAppResource,
-  RESOURCE_MIME_TYPE,
-} from "../../mcp/apps_extension.ts";
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import type { ToolGroup } from "../../config.ts";
 import type { Resource, Tool } from "../../mcp/sdk.ts";
-import type { ProtocolServer } from "../../mcp/protocol_server.ts";
+import type { Catalog } from "../../mcp/catalog.ts";
 import { type ToolDef, toolListing } from "../../mcp/tool.ts";
 
 /** URI of the plan view. */
@@ -50,10 +48,9 @@ export function planViewListing(): Resource {
 }
 
 /** Registers the view's resource (listed by `resources/list`, read by `resources/read`). */
-export function registerPlanView(mcp: ProtocolServer): void {
+export function registerPlanView(catalog: Catalog): void {
   const meta = META;
-  registerAppResource(
-    mcp,
+  catalog.resource(
     "plan_view",
     PLAN_VIEW_URI,
     // The document (~400 KB of text) loads on its first read, not at every start.
@@ -62,12 +59,6 @@ export function registerPlanView(mcp: ProtocolServer): void {
       return { contents: [{ uri: uri.href, mimeType: PLAN_VIEW_MIME, text: PLAN_HTML, _meta: meta }] };
     },
   );
-}
-
-/** Whether the connected client announced MCP Apps for HTML views. */
-export function clientShowsViews(capabilities: unknown): boolean {
-  const ui = getUiCapability(capabilities as Parameters<typeof getUiCapability>[0]);
-  return ui?.mimeTypes?.includes(PLAN_VIEW_MIME) ?? false;
 }
 
 const withView = new WeakMap<ToolDef, Tool>();

@@ -1,0 +1,52 @@
+/**
+ * The server's `instructions`: the workflow in a few lines, sent at `initialize` and in
+ * `server/discover`, naming only tools of the enabled groups (every client pays for this text in
+ * context on every turn).
+ */
+import { TOOL_GROUPS, type ToolGroup } from "../config.ts";
+
+/** The instructions for the enabled groups. */
+export function instructionsFor(groups: Iterable<ToolGroup>): string {
+  const on = new Set(groups);
+  const lines = ["Task tree and handoff server for coding agents."];
+  const start = [
+    ...(on.has("progress") ? ["your progress with mem_progress(project)"] : []),
+    ...(on.has("works") ? ["the recent handovers with get_recent_works_info (details: get_work_by_id)"] : []),
+  ];
+  if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
+  if (on.has("tasks")) {
+    lines.push(
+      "Plan with createTask (nest subtasks in `tasks`; teams: parallel parts, blocked_by dependencies).",
+      "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
+      "Team workers loop claimTask(agent) → work → completeTask, re-call claimTask as a heartbeat on long work, save work info before stopping.",
+    );
+  } else if (on.has("checklist")) {
+    lines.push(
+      "Keep the plan with update_tasks and get_all_tasks; mark finished tasks with mark_task_as_done.",
+    );
+  }
+  if (on.has("history")) {
+    lines.push(
+      "Changes are versioned: restore a damaged plan with restore_tasks (revisions in task_history).",
+    );
+  }
+  if (on.has("progress")) {
+    lines.push(
+      "After significant work, update mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document (your memory, not a report).",
+    );
+  }
+  if (on.has("works")) {
+    lines.push(
+      "Before handing over, call save_current_work_info (with the sessionId) and pass on the workId.",
+    );
+  }
+  lines.push(
+    on.has("tasks")
+      ? "Errors are isError with a code (NOT_FOUND, CLAIMED, …) and what to do next."
+      : "Errors come back as isError with a code (INVALID_INPUT, NOT_FOUND, …) and what to do next.",
+  );
+  return lines.join("\n");
+}
+
+/** The instructions with every group enabled. */
+export const INSTRUCTIONS: string = instructionsFor(TOOL_GROUPS);
