@@ -79,22 +79,74 @@ Deno.test("without the view's groups there is no view: no resource, no view tool
   assert.ok(result instanceof Error, "view_session is unknown");
 });
 
-Deno.test("the view-only tools are listed, app-only and read-only, to clients that show MCP Apps and to no model", async () => {
-  await using plain = await connectInMemory();
-  const plainNames = (await plain.client.listTools()).tools.map((t) => t.name);
-  for (const name of VIEW_TOOLS) assert.ok(!plainNames.includes(name), `${name} hidden from a plain client`);
+for (const era of ["legacy", "modern"] as const) {
+  Deno.test(`the view-only tools are listed, app-only and read-only, to clients that show MCP Apps and to no model (${era})`, async () => {
+    await using plain = await connectInMemory({ era });
+    const plainNames = (await plain.client.listTools()).tools.map((t) => t.name);
+    for (const name of VIEW_TOOLS) {
+      assert.ok(!plainNames.includes(name), `${name} hidden from a plain client`);
+    }
 
-  await using ui = await connectUi();
-  const { tools } = await ui.client.listTools();
-  const viewTools = tools.filter((t) => VIEW_TOOLS.includes(t.name));
-  assert.equal(viewTools.length, VIEW_TOOLS.length);
-  for (const tool of viewTools) {
-    assert.deepEqual((tool._meta as Meta).ui?.visibility, ["app"]);
-    assert.equal(tool.annotations?.readOnlyHint, true);
-    assert.equal(tool.annotations?.destructiveHint, false);
+    await using ui = await connectUi({ era });
+    const { tools } = await ui.client.listTools();
+    const viewTools = tools.filter((t) => VIEW_TOOLS.includes(t.name));
+    assert.equal(viewTools.length, VIEW_TOOLS.length);
+    for (const tool of viewTools) {
+      assert.deepEqual((tool._meta as Meta).ui?.visibility, ["app"]);
+      assert.equal(tool.annotations?.readOnlyHint, true);
+      assert.equal(tool.annotations?.destructiveHint, false);
+    }
+    // Apart from them, both clients see the same listing.
+    assert.deepEqual(tools.filter((t) => !VIEW_TOOLS.includes(t.name)).map((t) => t.name), plainNames);
+  });
+}
+
+Deno.test("in 2026-07-28 the extension is negotiated per request: one server, the view tools only where the request asks", async () => {
+  const { createMcpHandler } = await import("../../lib/mcp/sdk.ts");
+  const { createServer } = await import("../../lib/mcp/server.ts");
+  const { MemoryStore } = await import("../../lib/store/memory_store.ts");
+  const { quietLogger } = await import("../support/logs.ts");
+  const { UI_CAPABILITIES } = await import("../support/plan_view.ts");
+  const store = new MemoryStore();
+  const handler = createMcpHandler(() => createServer({ store, log: quietLogger(), era: "modern" }), {
+    legacy: "reject",
+  });
+  const list = async (capabilities: Record<string, unknown>) => {
+    const response = await handler.fetch(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/list",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/list",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": capabilities,
+            },
+          },
+        }),
+      }),
+    );
+    const body = await response.json() as { result: { tools: { name: string }[] } };
+    return body.result.tools.map((t) => t.name);
+  };
+  try {
+    const withView = await list(UI_CAPABILITIES);
+    const without = await list({});
+    for (const name of VIEW_TOOLS) {
+      assert.ok(withView.includes(name), `${name} listed where the request shows views`);
+      assert.ok(!without.includes(name), `${name} not listed where it does not`);
+    }
+  } finally {
+    await handler.close();
   }
-  // Apart from them, both clients see the same listing.
-  assert.deepEqual(tools.filter((t) => !VIEW_TOOLS.includes(t.name)).map((t) => t.name), plainNames);
 });
 
 Deno.test("tools/list as the model sees it plus instructions stays under 18,500 characters, _meta included", async () => {

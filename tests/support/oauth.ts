@@ -9,6 +9,7 @@ import { Events, OAuth2Server } from "oauth2-mock-server";
 import {
   Client,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "./sdk_client.ts";
@@ -105,6 +106,17 @@ export class ConnectorProvider implements OAuthClientProvider {
 
   codeVerifier(): string {
     return this.#verifier;
+  }
+
+  #discovery: OAuthDiscoveryState | undefined;
+
+  /** Keeps what the SDK discovered about the authorization server beside the code verifier (SEP-2352). */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery;
   }
 
   /** The user's browser: opens the authorization URL; the issuer signs the user in and redirects back. */

@@ -9,6 +9,7 @@ export {
   Client,
   InMemoryTransport,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   SdkError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
