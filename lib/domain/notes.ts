@@ -101,43 +101,45 @@ export interface Takeover {
  * then the blockers themselves, then the notes on the leaf, oldest first.
  */
 export function takeContext(tree: TaskTree, leaf: Task, takeover?: Takeover): TakeContext | undefined {
-  const blockers = blockersOf(tree, leaf).map((blocker) => blockerContext(blocker));
+  const blockers = blockersOf(tree, leaf).map(blockerParts);
   const onLeaf = leaf.notes ?? [];
-  let previous: { agent: string; notes: Note[] } | undefined;
+  let holder: string | undefined;
+  let previous: Note[] = [];
   if (takeover) {
-    const agent = noteAgent(takeover.from);
-    const theirs = onLeaf.filter((note) => note.agent === agent).slice(-CONTEXT.notes);
-    if (theirs.length > 0) previous = { agent, notes: theirs };
+    holder = noteAgent(takeover.from);
+    previous = onLeaf.filter((note) => note.agent === holder).slice(-CONTEXT.notes);
   }
-  const own = onLeaf.filter((note) => note.agent !== previous?.agent).slice(-CONTEXT.notes);
-  return fit({ blockers, previous, own, order: onLeaf });
+  const own = onLeaf.filter((note) => previous.length === 0 || note.agent !== holder).slice(-CONTEXT.notes);
+  const parts: Parts = { blockers, holder, previous, own, order: onLeaf };
+  let context = fit(parts, CONTEXT.totalLength);
+  // The sizes fit counts are exact (a property test holds them to JSON.stringify); this only guards
+  // the limit against a slip in them.
+  const length = jsonLength(context ?? {});
+  if (length >= CONTEXT.totalLength) context = fit(parts, 2 * CONTEXT.totalLength - length - 1);
+  return context;
 }
 
-/** One blocker with its texts, uncut lists still whole (see {@link takeContext}). */
+/** A blocker as a context may show it: the task, and its leaves' resolutions a parent lists (see {@link takeContext}). */
 interface BlockerParts {
-  entry: ContextBlocker;
-  resolutions: { id: string; resolution: string }[];
+  task: Task;
+  /** A parent's last leaves with a resolution, in tree order. */
+  leaves: Task[];
+  /** A parent's earlier leaves with a resolution, not listed. */
+  more: number;
 }
 
-function blockerContext(blocker: Task): BlockerParts {
-  const entry: ContextBlocker = { id: blocker.id, name: blocker.name };
-  if (blocker.resolution) entry.resolution = cutText(blocker.resolution);
-  const last = blocker.notes?.at(-1);
-  if (last) entry.last_note = contextNote(last);
-  const resolutions: BlockerParts["resolutions"] = [];
+function blockerParts(blocker: Task): BlockerParts {
+  const leaves: Task[] = [];
+  let count = 0;
   if (blocker.tasks.length > 0) {
-    let count = 0;
-    const leaves: Task[] = [];
     for (const { task } of subtree(blocker)) {
       if (task.tasks.length > 0 || !task.resolution) continue;
       count++;
       leaves.push(task);
       if (leaves.length > CONTEXT.resolutions) leaves.shift();
     }
-    for (const t of leaves) resolutions.push({ id: t.id, resolution: cutText(t.resolution!) });
-    if (count > leaves.length) entry.more_resolutions = count - leaves.length;
   }
-  return { entry, resolutions };
+  return { task: blocker, leaves, more: count - leaves.length };
 }
 
 function contextNote(note: Note): ContextNote {
@@ -147,87 +149,126 @@ function contextNote(note: Note): ContextNote {
 /** What {@link fit} chooses from. */
 interface Parts {
   blockers: BlockerParts[];
-  previous: { agent: string; notes: Note[] } | undefined;
+  /** On a takeover, the agent that held the leaf, as its notes name it. */
+  holder: string | undefined;
+  /** The holder's notes on the leaf listed (oldest first). */
+  previous: Note[];
+  /** The leaf's other notes listed (oldest first). */
   own: Note[];
   /** The leaf's notes in the order they were written (oldest first). */
   order: readonly Note[];
 }
 
-/** One thing a context can leave out, in the order they go, with about how many characters it frees. */
-type Slot =
-  | { kind: "last_note" | "resolution" | "blocker"; of: BlockerParts; cost: number }
-  | { kind: "leaf_resolution"; item: object; cost: number }
-  | { kind: "note"; note: Note; cost: number };
+/**
+ * The context of `parts` in under `limit` characters of JSON; see {@link takeContext} for what goes
+ * first. What is kept is always the newest part of that order, so it is built from the other end:
+ * newest first, each piece with the exact characters it adds (containers and commas included), until
+ * the next would not fit; everything older is dropped and counted. Texts that are dropped are never
+ * cut or measured, so a context costs what it keeps, plus one step per blocker.
+ */
+function fit(parts: Parts, limit: number): TakeContext | undefined {
+  const { blockers } = parts;
+  let total = parts.previous.length + parts.own.length;
+  for (const b of blockers) {
+    total += 1 + (b.task.notes?.length ? 1 : 0) + b.leaves.length + (b.task.resolution ? 1 : 0);
+  }
+  let size = 2; // {}
+  let keys = 0; // top-level keys: blockers, previous, notes
+  let kept = 0;
+  let full = false;
+  /** Keeps a piece of `cost` characters (a new top-level key with `newKey`) if it fits; from the first that does not, none. */
+  const keep = (cost: number, newKey = false): boolean => {
+    if (full) return false;
+    const comma = newKey && keys > 0 ? 1 : 0;
+    const keysThen = keys + (newKey ? 1 : 0);
+    const dropped = total - kept - 1;
+    const droppedLength = dropped === 0 ? 0 : 10 + String(dropped).length + (keysThen > 0 ? 1 : 0); // "dropped":N
+    if (size + cost + comma + droppedLength >= limit) return !(full = true);
+    size += cost + comma;
+    keys = keysThen;
+    kept++;
+    return true;
+  };
 
-/** The context of `parts` under the size limit: see {@link takeContext} for what goes first. */
-function fit(parts: Parts): TakeContext | undefined {
-  const slots: Slot[] = [];
-  for (const of of parts.blockers) {
-    if (of.entry.last_note) slots.push({ kind: "last_note", of, cost: 13 + jsonLength(of.entry.last_note) });
-    for (const item of of.resolutions) {
-      slots.push({ kind: "leaf_resolution", item, cost: jsonLength(item) + 1 });
-    }
-    if (of.entry.resolution !== undefined) {
-      slots.push({ kind: "resolution", of, cost: 14 + jsonLength(of.entry.resolution) });
-    }
-  }
-  for (const of of parts.blockers) {
-    slots.push({ kind: "blocker", of, cost: jsonLength({ id: of.entry.id, name: of.entry.name }) + 1 });
-  }
-  const notes = [...parts.previous?.notes ?? [], ...parts.own];
+  // The notes on the leaf, newest first: "previous":{"agent":A,"notes":[…]} and "notes":[…].
   const age = new Map(parts.order.map((note, i) => [note, i]));
-  notes.sort((a, b) => age.get(a)! - age.get(b)!);
-  for (const note of notes) slots.push({ kind: "note", note, cost: jsonLength(contextNote(note)) + 1 });
+  const onLeaf = [...parts.previous, ...parts.own].sort((a, b) => age.get(b)! - age.get(a)!);
+  const previous: ContextNote[] = [];
+  const own: ContextNote[] = [];
+  for (const note of onLeaf) {
+    const mine = note.agent === parts.holder && parts.previous.length > 0;
+    const list = mine ? previous : own;
+    const item = contextNote(note);
+    const container = mine ? 32 + stringLength(parts.holder!) : 10;
+    const length = noteLength(item);
+    if (!keep(list.length === 0 ? container + length : 1 + length, list.length === 0)) break;
+    list.unshift(item);
+  }
+  // The blockers, the last listed first: {"id":I,"name":N,"more_resolutions":M} in "blockers":[…].
+  const entries: (ContextBlocker | undefined)[] = blockers.map(() => undefined);
+  let shown = 0;
+  for (let i = blockers.length - 1; i >= 0; i--) {
+    const { task, more } = blockers[i]!;
+    const length = 15 + stringLength(task.id) + stringLength(task.name) +
+      (more > 0 ? 20 + String(more).length : 0);
+    if (!keep(shown === 0 ? 13 + length : 1 + length, shown === 0)) break;
+    shown++;
+    entries[i] = { id: task.id, name: task.name, ...(more > 0 ? { more_resolutions: more } : {}) };
+  }
+  // Their texts, the last listed first; of each, its resolution, its leaves' (last first), its last note.
+  for (let i = blockers.length - 1; i >= 0 && !full; i--) {
+    const { task, leaves } = blockers[i]!;
+    const entry = entries[i]!;
+    if (task.resolution) {
+      const resolution = cutText(task.resolution);
+      if (keep(14 + stringLength(resolution))) entry.resolution = resolution; // ,"resolution":R
+    }
+    const listed: { id: string; resolution: string }[] = [];
+    for (let l = leaves.length - 1; l >= 0; l--) {
+      const item = { id: leaves[l]!.id, resolution: cutText(leaves[l]!.resolution!) };
+      const length = 21 + stringLength(item.id) + stringLength(item.resolution); // {"id":I,"resolution":R}
+      if (!keep(listed.length === 0 ? 17 + length : 1 + length)) break; // ,"resolutions":[…]
+      listed.unshift(item);
+    }
+    if (listed.length > 0) entry.resolutions = listed;
+    const last = task.notes?.at(-1);
+    if (last) {
+      const note = contextNote(last);
+      if (keep(13 + noteLength(note))) entry.last_note = note; // ,"last_note":{…}
+    }
+  }
 
-  // Estimate how many go, then settle it on the exact size (estimates are off by a few characters).
-  const fits = (context: TakeContext | undefined) => jsonLength(context ?? {}) < CONTEXT.totalLength;
-  let size = jsonLength(assemble(parts, slots, 0) ?? {}) + 16; // 16: room for `,"dropped":N`
-  let k = 0;
-  while (size >= CONTEXT.totalLength && k < slots.length) size -= slots[k++]!.cost;
-  while (k < slots.length && !fits(assemble(parts, slots, k))) k++;
-  while (k > 0 && fits(assemble(parts, slots, k - 1))) k--;
-  return assemble(parts, slots, k);
+  const context: TakeContext = {};
+  const shownBlockers = entries.filter((entry) => entry !== undefined).map((entry) => ordered(entry));
+  if (shownBlockers.length > 0) context.blockers = shownBlockers;
+  if (previous.length > 0) context.previous = { agent: parts.holder!, notes: previous };
+  if (own.length > 0) context.notes = own;
+  if (kept < total) context.dropped = total - kept;
+  return Object.keys(context).length === 0 ? undefined : context;
 }
 
-/** The context with the first `dropped` slots left out; undefined when nothing is left. */
-function assemble(parts: Parts, slots: readonly Slot[], dropped: number): TakeContext | undefined {
-  const gone = new Set<unknown>();
-  const cut = new Map<BlockerParts, Set<string>>();
-  for (let i = 0; i < dropped; i++) {
-    const slot = slots[i]!;
-    if (slot.kind === "leaf_resolution") gone.add(slot.item);
-    else if (slot.kind === "note") gone.add(slot.note);
-    else if (slot.kind === "blocker") gone.add(slot.of);
-    else {
-      const kinds = cut.get(slot.of) ?? new Set();
-      kinds.add(slot.kind);
-      cut.set(slot.of, kinds);
-    }
-  }
-  const context: TakeContext = {};
-  const blockers: ContextBlocker[] = [];
-  for (const of of parts.blockers) {
-    if (gone.has(of)) continue;
-    const kinds = cut.get(of);
-    const entry: ContextBlocker = { id: of.entry.id, name: of.entry.name };
-    if (of.entry.resolution !== undefined && !kinds?.has("resolution")) {
-      entry.resolution = of.entry.resolution;
-    }
-    const resolutions = of.resolutions.filter((item) => !gone.has(item));
-    if (resolutions.length > 0) entry.resolutions = resolutions;
-    if (of.entry.more_resolutions !== undefined) entry.more_resolutions = of.entry.more_resolutions;
-    if (of.entry.last_note && !kinds?.has("last_note")) entry.last_note = of.entry.last_note;
-    blockers.push(entry);
-  }
-  if (blockers.length > 0) context.blockers = blockers;
-  const previous = parts.previous?.notes.filter((note) => !gone.has(note)) ?? [];
-  if (previous.length > 0) {
-    context.previous = { agent: parts.previous!.agent, notes: previous.map(contextNote) };
-  }
-  const own = parts.own.filter((note) => !gone.has(note));
-  if (own.length > 0) context.notes = own.map(contextNote);
-  if (dropped > 0) context.dropped = dropped;
-  return Object.keys(context).length === 0 ? undefined : context;
+/** A blocker's fields in the order the schema lists them. */
+function ordered(entry: ContextBlocker): ContextBlocker {
+  const out: ContextBlocker = { id: entry.id, name: entry.name };
+  if (entry.resolution !== undefined) out.resolution = entry.resolution;
+  if (entry.resolutions) out.resolutions = entry.resolutions;
+  if (entry.more_resolutions !== undefined) out.more_resolutions = entry.more_resolutions;
+  if (entry.last_note) out.last_note = entry.last_note;
+  return out;
+}
+
+/** What JSON.stringify writes as more than itself: quote, backslash, control characters, surrogates. */
+// deno-lint-ignore no-control-regex -- control characters are exactly what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** Characters of `text` as a JSON string, quotes and escapes included. */
+function stringLength(text: string): number {
+  return ESCAPED.test(text) ? JSON.stringify(text).length : text.length + 2;
+}
+
+/** Characters of a note in a context as JSON: {"agent":A,"at":T,"text":X}. */
+function noteLength(note: ContextNote): number {
+  return 24 + stringLength(note.agent) + stringLength(note.at) + stringLength(note.text);
 }
 
 function jsonLength(value: unknown): number {
