@@ -69,6 +69,9 @@ Deno.test("updateTask note: appended as the calling agent, the server's agent or
   assert.equal(api.notes_count, 3);
   assert.equal("notes" in api, false, "listTasks carries the count only");
   assert.match(textOf(listed), /api: Build API \(3 notes\)/);
+  // A note appends: updateTask says it is not idempotent.
+  const { tools } = await lead.client.listTools();
+  assert.equal(tools.find((t) => t.name === "updateTask")!.annotations?.idempotentHint, false);
   // The checklist tools show none.
   const tree = await call(lead.client, "get_all_tasks", { sessionId: "shop" });
   assert.doesNotMatch(JSON.stringify(tree), /JWT|from the lead/);
