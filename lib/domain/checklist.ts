@@ -63,7 +63,7 @@ export function resolvePath(tree: TaskTree, path: string): Task | undefined {
 
 /**
  * Replaces the children at `path` with `items` (checklist `update_tasks`). A listed `taskId` that
- * exists keeps its other fields (description, criteria, resolution) and, when `children` is
+ * exists keeps its other fields (description, criteria, resolution, notes) and, when `children` is
  * omitted, its subtree; it moves here if it was elsewhere. Tasks no longer listed are deleted.
  * Returns how many tasks the call listed. A leaf another agent holds must come out of it as it was
  * (`CLAIMED` otherwise), and each agent keeps at most one leaf in progress.
@@ -115,6 +115,8 @@ export function updateTasks(
     if (existing?.constraints) task.constraints = existing.constraints;
     if (existing?.parallel) task.parallel = existing.parallel;
     if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
+    if (existing?.notes) task.notes = existing.notes;
+    if (existing?.notes_dropped) task.notes_dropped = existing.notes_dropped;
     if (item.status === "DONE") task.status = "done";
     if (item.status === "TODO" && task.status === "done") task.status = "todo";
     if (item.children) {

@@ -157,6 +157,11 @@ export function summarize(tree: TaskTree, delta: Delta): string {
   const removed: string[] = [];
   const changed: string[] = [];
   let moved = 0;
+  const only = delta.length === 1 ? delta[0]! : undefined;
+  const noted = only?.f ? tree.get(only.id) : undefined;
+  if (noted && only?.f && onlyNotesDiffer(only.f, noted)) {
+    return `note on ${quote(noted.name)} by ${noted.notes!.at(-1)!.agent}`;
+  }
   for (const item of delta) {
     if (item.id === "") continue;
     const now = tree.get(item.id);
@@ -412,14 +417,33 @@ function sameFields(a: TaskFields, b: TaskFields): boolean {
   return true;
 }
 
+/**
+ * Whether a change to a task appended a note (`b`'s last note is new; older ones may have gone) and
+ * changed nothing else: history says `note on "x"`. A restore that takes notes away is an edit.
+ */
+function onlyNotesDiffer(a: TaskFields, b: TaskFields): boolean {
+  const last = b.notes?.at(-1);
+  if (!last || a.notes?.some((note) => sameValue(note, last))) return false;
+  for (const key of FIELDS) {
+    if (key !== "notes" && key !== "notes_dropped" && !sameValue(a[key], b[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether two field values are equal as JSON: strings, numbers, lists, a claim, the notes (a list
+ * of small objects). Fields read back from a stored delta are new objects, so identity is not enough.
+ */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
-  // A claim: a small flat object of strings.
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  }
   if (typeof a === "object" && typeof b === "object" && a !== null && b !== null) {
+    if (Array.isArray(a) || Array.isArray(b)) return false;
     const ka = Object.keys(a);
     return ka.length === Object.keys(b).length &&
-      ka.every((k) => (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
+      ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
   return false;
 }

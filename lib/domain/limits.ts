@@ -19,6 +19,10 @@ export const LIMITS = {
   listItemLength: 500,
   /** Ids in one task's `blocked_by`. */
   blockedBy: 50,
+  /** One note's text, after trimming (`updateTask` `note`). */
+  noteLength: 2000,
+  /** Notes a task keeps: the last ones; `notes_dropped` counts the older ones. */
+  notesKept: 20,
   depth: 12,
   childrenPerTask: 1000,
   tasksPerCall: 500,

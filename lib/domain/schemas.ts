@@ -62,6 +62,24 @@ export type Claim = z.infer<typeof ClaimSchema>;
 /** Ids of tasks of the same session that must be done before a task may start. */
 export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
 
+/** What the anonymous agent is called in a note: not a valid agent name, so no named agent can take it. */
+export const ANONYMOUS_NOTE_AGENT = "(anonymous)";
+
+/** A note's text as an agent sends it: 1–2,000 characters after trimming (README "Context that travels"). */
+export const NoteTextSchema = z.string().trim().min(1).max(LIMITS.noteLength);
+
+/**
+ * One note on a task: who wrote it (an agent, or {@link ANONYMOUS_NOTE_AGENT}), when, and what. A task
+ * keeps its last {@link LIMITS}.notesKept, oldest first (lib/domain/notes.ts).
+ */
+export const NoteSchema = z.object({
+  agent: z.union([AgentSchema, z.literal(ANONYMOUS_NOTE_AGENT)]),
+  at: TimeSchema,
+  text: NoteTextSchema,
+});
+/** See {@link NoteSchema}. */
+export type Note = z.infer<typeof NoteSchema>;
+
 /** A task's name. */
 export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 /** A task's description. */
@@ -87,6 +105,9 @@ export const TaskSchema = z.object({
   parallel: z.boolean().optional(),
   blocked_by: BlockedBySchema.optional(),
   claim: ClaimSchema.optional(),
+  notes: z.array(NoteSchema).max(LIMITS.notesKept).optional(),
+  /** Older notes no longer kept (absent: none dropped). */
+  notes_dropped: z.number().int().positive().optional(),
   get tasks(): z.ZodArray<typeof TaskSchema> {
     return z.array(TaskSchema);
   },
@@ -111,6 +132,8 @@ export const TaskViewSchema = z.object({
   parallel: z.boolean().optional(),
   blocked_by: z.array(z.string()).optional(),
   claim: ClaimSchema.optional(),
+  /** Notes kept on the task (getTask shows them); absent when it has none. */
+  notes_count: z.number().int().optional(),
   parent_id: z.string().optional().describe("Absent for a root task"),
   subtasks_total: z.number().int(),
   subtasks_done: z.number().int(),
@@ -146,6 +169,39 @@ export const TaskTableSchema = z.object({
 /** See {@link TaskTableSchema}. */
 export type TaskTable = z.infer<typeof TaskTableSchema>;
 
+/** A note as a start hands it over: its text cut to a readable length (lib/domain/notes.ts). */
+export const ContextNoteSchema = z.object({ agent: z.string(), at: z.string(), text: z.string() });
+/** See {@link ContextNoteSchema}. */
+export type ContextNote = z.infer<typeof ContextNoteSchema>;
+
+/** A finished task the started leaf waited for, with what its agents left (lib/domain/notes.ts). */
+export const ContextBlockerSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  resolution: z.string().optional(),
+  /** A parent: the resolutions of its leaves, the last few in tree order. */
+  resolutions: z.array(z.object({ id: z.string(), resolution: z.string() })).optional(),
+  /** A parent: its earlier leaves' resolutions, not listed. */
+  more_resolutions: z.number().int().positive().optional(),
+  last_note: ContextNoteSchema.optional(),
+});
+/** See {@link ContextBlockerSchema}. */
+export type ContextBlocker = z.infer<typeof ContextBlockerSchema>;
+
+/**
+ * What a start or claim that takes a leaf hands the agent (README "Context that travels with the
+ * work"): its blockers' resolutions and last notes, the stale holder's notes on a takeover, the
+ * leaf's own notes; `dropped` counts what was left out to stay small (getTask has it).
+ */
+export const TakeContextSchema = z.object({
+  blockers: z.array(ContextBlockerSchema).optional(),
+  previous: z.object({ agent: z.string(), notes: z.array(ContextNoteSchema) }).optional(),
+  notes: z.array(ContextNoteSchema).optional(),
+  dropped: z.number().int().positive().optional(),
+});
+/** See {@link TakeContextSchema}. */
+export type TakeContext = z.infer<typeof TakeContextSchema>;
+
 /** What startTask answers (R3.1–R3.6). */
 export const StartResultSchema = z.object({
   task: TaskViewSchema.describe("The leaf started"),
@@ -154,6 +210,7 @@ export const StartResultSchema = z.object({
   hierarchy_summary: z.string(),
   aggregated_completion_criteria: z.array(z.string()),
   aggregated_constraints: z.array(z.string()),
+  context: TakeContextSchema.optional(),
 });
 /**
  * See {@link StartResultSchema}; a start by a named agent may also say whose expired claim it took
@@ -214,6 +271,7 @@ export const UpdateTaskInputSchema = z.object({
   constraints: StatementListSchema.optional(),
   parallel: z.boolean().optional(),
   blocked_by: BlockedBySchema.optional(),
+  note: NoteTextSchema.optional(),
 });
 /** See {@link UpdateTaskInputSchema}. */
 export type UpdateTaskInput = z.infer<typeof UpdateTaskInputSchema>;

@@ -18,6 +18,7 @@ import type {
   UpdateTaskInput,
 } from "./schemas.ts";
 import { countTasks, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
+import { addNote, contextLine, takeContext, type Takeover } from "./notes.ts";
 import {
   type Actor,
   agentName,
@@ -195,6 +196,7 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
   if (task.parallel) view.parallel = true;
   if (task.blocked_by) view.blocked_by = task.blocked_by;
   if (task.claim) view.claim = task.claim;
+  if (task.notes?.length) view.notes_count = task.notes.length;
   const parent = tree.parentOf(task);
   if (parent) view.parent_id = parent.id;
   return view;
@@ -205,6 +207,7 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
  * start (the deepest first unfinished leaf in a plan without parallel parts); that leaf and its
  * ancestors become in progress, and the actor's other leaf goes back to todo (invariant 1, per agent).
  * A named agent's leaf carries a claim with a lease; a leaf whose claim expired may be taken over.
+ * Taking a leaf (not renewing it) hands over its `context` (notes.ts).
  */
 export function startTask(tree: TaskTree, id: string, actor: Actor = ANONYMOUS): StartResult {
   const task = tree.require(id);
@@ -246,14 +249,22 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
       putBack(tree, other);
       notes.push(`"${other.name}" (${other.id}) was in progress and is back to todo.`);
     }
+    let takeover: Takeover | undefined;
     if (leaf.status === "in_progress") {
       const from = holderOf(leaf);
+      takeover = { from };
       if (from !== undefined) result.taken_over_from = from;
       notes.push(
         `Took over "${leaf.name}" (${leaf.id}) from ${agentName(from)}${
           leaf.claim ? ` (lease expired at ${leaf.claim.expires_at})` : ""
         }.`,
       );
+    }
+    // Read before the start changes anything; the start changes neither the notes nor the blockers.
+    const context = takeContext(tree, leaf, takeover);
+    if (context) {
+      result.context = context;
+      notes.push(contextLine(context));
     }
     if (agent !== undefined) tree.setField(leaf, "claim", claimFor({ ...actor, agent }));
     else if (leaf.claim) tree.setField(leaf, "claim", undefined);
@@ -417,7 +428,8 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined, acto
 /**
  * Changes the given fields (R2.7). A status change follows the same rules as start and complete;
  * a parent's status follows its children, so it cannot be set to todo directly. Text, criteria and
- * constraints of a leaf another agent holds stay editable; its status does not.
+ * constraints of a leaf another agent holds stay editable; its status does not. A `note` appends a
+ * note by the actor to any task, claimed or not (notes.ts); with other fields, all or nothing.
  */
 export function updateTask(
   tree: TaskTree,
@@ -427,13 +439,12 @@ export function updateTask(
   const task = tree.require(input.id);
   const fields = ["name", "description", "resolution", "completion_criteria", "constraints"] as const;
   const given = fields.filter((f) => input[f] !== undefined);
-  if (
-    given.length === 0 && input.status === undefined && input.parallel === undefined &&
-    input.blocked_by === undefined
-  ) {
+  const others = given.length > 0 || input.status !== undefined || input.parallel !== undefined ||
+    input.blocked_by !== undefined;
+  if (!others && input.note === undefined) {
     fail(
       "INVALID_INPUT",
-      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints, parallel, blocked_by.",
+      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints, parallel, blocked_by, note.",
     );
   }
   for (const f of given) {
@@ -462,9 +473,20 @@ export function updateTask(
     }
   }
   checkReopened(tree);
+  if (input.note !== undefined) {
+    const note = addNote(tree, task, actor, input.note);
+    const kept = `${task.notes!.length} kept${
+      task.notes_dropped ? `, ${task.notes_dropped} older dropped` : ""
+    }`;
+    notes.push(
+      others
+        ? `Note added as ${note.agent} (${kept}).`
+        : `Added a note to "${task.name}" (${task.id}) as ${note.agent} (${kept}).`,
+    );
+  }
   return {
     task: viewOf(tree, task),
-    message: [`Updated "${task.name}" (${task.id}).`, ...notes].join(" "),
+    message: [...(others ? [`Updated "${task.name}" (${task.id}).`] : []), ...notes].join(" "),
   };
 }
 

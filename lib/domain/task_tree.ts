@@ -64,6 +64,8 @@ export const EDITABLE_FIELDS = [
   "parallel",
   "blocked_by",
   "claim",
+  "notes",
+  "notes_dropped",
 ] as const;
 /** One of {@link EDITABLE_FIELDS}. */
 export type EditableField = typeof EDITABLE_FIELDS[number];

@@ -142,6 +142,21 @@ export function unfinishedBlockers(tree: TaskTree, task: Task): Task[] {
   return out;
 }
 
+/**
+ * Every task `task` waits for, finished or not: its own `blocked_by` and its ancestors', in
+ * root-to-task order, each once (what a start hands over: notes.ts). An id no longer in the tree is skipped.
+ */
+export function blockersOf(tree: TaskTree, task: Task): Task[] {
+  const out: Task[] = [];
+  for (const node of tree.pathTo(task)) {
+    for (const id of node.blocked_by ?? []) {
+      const blocker = tree.get(id);
+      if (blocker && !out.includes(blocker)) out.push(blocker);
+    }
+  }
+  return out;
+}
+
 /** Refuses (`EXECUTION_ORDER_VIOLATION`) to start `task` while a blocker of it is unfinished. */
 export function checkBlockers(tree: TaskTree, task: Task, verb: string): void {
   const open = unfinishedBlockers(tree, task);

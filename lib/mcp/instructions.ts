@@ -10,15 +10,16 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   const on = new Set(groups);
   const lines = ["Task tree and handoff server for coding agents."];
   const start = [
-    ...(on.has("progress") ? ["your progress with mem_progress(project)"] : []),
-    ...(on.has("works") ? ["the recent handovers with get_recent_works_info (details: get_work_by_id)"] : []),
+    ...(on.has("progress") ? ["your progress (mem_progress(project))"] : []),
+    ...(on.has("works") ? ["the recent handovers (get_recent_works_info)"] : []),
   ];
-  if (start.length > 0) lines.push(`At the start of a session, read ${start.join(" and ")}.`);
+  if (start.length > 0) lines.push(`First read ${start.join(" and ")}.`);
   if (on.has("tasks")) {
     lines.push(
-      "Plan with createTask (nest subtasks in `tasks`; teams: parallel parts, blocked_by dependencies).",
-      "Work one task at a time: startTask, then completeTask with a resolution; it names the next task.",
+      "Plan with createTask (nested `tasks`; teams: parallel parts, blocked_by dependencies).",
+      "Work one task at a time: startTask, then completeTask with a resolution.",
       "Team workers loop claimTask(agent) → work → completeTask, re-call claimTask as a heartbeat on long work, save work info before stopping.",
+      "Leave findings (decisions, files, gotchas) with updateTask(note); a start returns `context`: what blockers and earlier agents left.",
     );
   } else if (on.has("checklist")) {
     lines.push(
@@ -27,12 +28,12 @@ export function instructionsFor(groups: Iterable<ToolGroup>): string {
   }
   if (on.has("history")) {
     lines.push(
-      "Changes are versioned: restore a damaged plan with restore_tasks (revisions in task_history).",
+      "Undo a damaged plan with restore_tasks (revisions: task_history).",
     );
   }
   if (on.has("progress")) {
     lines.push(
-      "After significant work, update mem_progress(project, content) with {goal, completed, next_steps, blockers}; it replaces the document (your memory, not a report).",
+      "After significant work, rewrite mem_progress(project, content) as {goal, completed, next_steps, blockers}: your memory, not a report.",
     );
   }
   if (on.has("works")) {

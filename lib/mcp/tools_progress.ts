@@ -36,7 +36,7 @@ const progressTool = defineTool({
   group: "progress",
   title: "Progress document",
   description:
-    'Read (no content) or replace (content) the project\'s progress document, a JSON object like {"goal","completed":[],"next_steps":[],"blockers":[]}. A write adds 1 to revision.',
+    "Read (no content) or replace (content) the project's progress document, a JSON object like {goal, completed: [], next_steps: [], blockers: []}. A write adds 1 to revision.",
   input: z.object({
     project: ProjectSchema.describe("Project name"),
     content: z.string().max(LIMITS.progressContentLength).optional().describe(

@@ -14,6 +14,7 @@ import {
   SessionIdSchema,
   StartResultSchema,
   StatementListSchema,
+  type Task,
   TaskIdSchema,
   TaskSchema,
   TaskViewSchema,
@@ -43,7 +44,7 @@ const createTaskTool = defineTool({
   group: "tasks",
   title: "Create task",
   description:
-    "Create a task with optional nested subtasks (all or nothing); subtasks inherit criteria and constraints.",
+    "Create a task, with nested subtasks (all or nothing); subtasks inherit criteria and constraints.",
   input: CreateTaskInputSchema.extend({
     sessionId,
     id: TaskIdSchema.optional().describe("Default: generated"),
@@ -101,6 +102,7 @@ const getTaskTool = defineTool({
             }`,
           ]
           : []),
+        ...notesText(task),
         "",
         renderTree([task], { lookup: (ref) => tree!.get(ref), now: at }),
       ];
@@ -132,7 +134,7 @@ const listTasksTool = defineTool({
           t.subtasks_total ? ` (${t.subtasks_done}/${t.subtasks_total} subtasks done)` : ""
         }${t.claim && t.status === "in_progress" ? ` @${t.claim.agent}` : ""}${
           t.blocked_by ? ` (blocked_by: ${t.blocked_by.join(", ")})` : ""
-        }`
+        }${t.notes_count ? ` (${t.notes_count} note${t.notes_count > 1 ? "s" : ""})` : ""}`
       ).join("\n");
     return { text, structured: { tasks } };
   },
@@ -143,10 +145,11 @@ const updateTaskTool = defineTool({
   group: "tasks",
   title: "Update task",
   description:
-    "Change a task's fields. Status follows the start/complete rules; a parent's follows its subtasks. An empty list clears a list field.",
+    "Change a task's fields, or append a note by agent (last 20 kept). Status follows start/complete rules, a parent's its subtasks. An empty list clears a list field.",
   input: z.object({ sessionId, ...UpdateTaskInputSchema.shape, id: taskId, agent }),
   output: z.object({ task: TaskViewSchema, message: z.string(), revision: RevisionSchema }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  // A note appends: calling it twice adds two.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, agent, ...input }, ctx) {
     const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
@@ -168,7 +171,7 @@ const deleteTaskTool = defineTool({
   input: z.object({ sessionId, id: taskId }),
   output: z.object({
     id: z.string(),
-    deleted: z.number().int().describe("Tasks removed with the subtree"),
+    deleted: z.number().int().describe("Tasks removed"),
     freed: z.array(z.string()).optional(),
     revision: RevisionSchema,
   }),
@@ -194,7 +197,7 @@ const startTaskTool = defineTool({
   group: "tasks",
   title: "Start task",
   description:
-    "Start a task (a parent: its first ready leaf); earlier siblings must be done unless the parent is parallel. Returns inherited criteria, constraints, progress.",
+    "Start a task (a parent: its first ready leaf); earlier siblings must be done unless the parent is parallel. Returns inherited criteria, constraints, progress and context.",
   input: z.object({ sessionId, id: taskId, agent, lease_seconds: leaseSeconds }),
   output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -245,7 +248,7 @@ const claimTaskTool = defineTool({
   group: "tasks",
   title: "Claim task",
   description:
-    "Team work: start the first ready leaf under id for agent, leased (default 1800 s), or renew the leaf agent holds. None ready: task null.",
+    "Team work: start the first ready leaf under id for agent, leased (default 1800 s), or renew the one it holds. None ready: task null.",
   input: z.object({
     sessionId,
     agent: AgentSchema,
@@ -271,6 +274,13 @@ const claimTaskTool = defineTool({
     };
   },
 });
+
+/** A task's notes as getTask's text shows them, oldest first: `- 2026-… w1: text`. */
+function notesText(task: Task): string[] {
+  if (!task.notes?.length) return [];
+  const older = task.notes_dropped ? ` (${task.notes_dropped} older dropped)` : "";
+  return [`Notes${older}:`, ...task.notes.map((note) => `- ${note.at} ${note.agent}: ${note.text}`)];
+}
 
 /** The ids of `task` and of every task under it, in tree order. */
 function subtreeIds(task: { id: string; tasks?: readonly { id: string; tasks?: unknown }[] }): string[] {

@@ -36,7 +36,7 @@ const saveTool = defineTool({
   group: "works",
   title: "Save work info",
   description:
-    "Save your work summary for the next agent; returns a workId. With sessionId, that task tree is snapshotted and a later save for the session replaces its entry. Least recently used entries are evicted.",
+    "Save your work summary for the next agent; returns a workId. With sessionId, snapshots that tree; a later save for it replaces the entry. Least recently used entries are evicted.",
   input: z.object({
     work_summarize: z.string().trim().min(1).max(LIMITS.workSummaryLength).describe(
       "What was done, what is left, where to look",

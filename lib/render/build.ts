@@ -7,13 +7,14 @@ import type { Task } from "../domain/schemas.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import type { WorkEntry } from "../domain/work_lru.ts";
 import { focusTask, type FoldOptions, foldTree } from "./fold.ts";
-import { AGENTS_SHOWN } from "./model.ts";
+import { AGENTS_SHOWN, NOTES_SHOWN } from "./model.ts";
 import { agentsAtWork, heldBy, heldLeaves } from "./team_marks.ts";
 import type {
   DocumentView,
   Focus,
   RecentHistory,
   Rule,
+  SessionNote,
   SessionSummary,
   SessionView,
   WorkView,
@@ -38,6 +39,8 @@ export function summarizeSession(namespace: string, id: string, tree: TaskTree):
 export interface SessionViewOptions extends FoldOptions {
   /** The session's history, when the store keeps one. */
   history?: RecentHistory | null;
+  /** Show notes: the task in progress's, and the session's latest (the dashboard; the plan view shows none). */
+  notes?: boolean;
 }
 
 /**
@@ -57,15 +60,43 @@ export function buildSessionView(
     done: tree.counts.done,
     total: tree.size,
     rows: foldTree(tree, options),
-    focus: focus?.active ? focusOf(tree, focus.task) : null,
+    focus: focus?.active ? focusOf(tree, focus.task, options.notes) : null,
     next: focus && !focus.active ? { id: focus.task.id, name: focus.task.name } : null,
     history: options.history ?? null,
     ...agentsAtWork(tree),
+    ...(options.notes ? sessionNotes(tree) : {}),
   };
 }
 
-/** The task in progress with the criteria and constraints of it and its ancestors, root first. */
-export function focusOf(tree: TaskTree, task: Task): Focus {
+/**
+ * The session's latest {@link NOTES_SHOWN} notes on any task, newest first, and how many older ones
+ * there are: one pass over the tree, keeping only the newest (notes are few per task, at most 20).
+ */
+export function sessionNotes(tree: TaskTree): { notes: SessionNote[]; notes_more?: number } {
+  const latest: SessionNote[] = [];
+  let total = 0;
+  for (const { task } of tree.walk()) {
+    for (const note of task.notes ?? []) {
+      total++;
+      if (latest.length === NOTES_SHOWN && note.at <= latest[latest.length - 1]!.at) continue;
+      const item = {
+        task_id: task.id,
+        task_name: task.name,
+        agent: note.agent,
+        at: note.at,
+        text: note.text,
+      };
+      let i = latest.length;
+      while (i > 0 && latest[i - 1]!.at < note.at) i--;
+      latest.splice(i, 0, item);
+      if (latest.length > NOTES_SHOWN) latest.pop();
+    }
+  }
+  return total > latest.length ? { notes: latest, notes_more: total - latest.length } : { notes: latest };
+}
+
+/** The task in progress with the criteria and constraints of it and its ancestors, root first; with `notes`, its notes. */
+export function focusOf(tree: TaskTree, task: Task, notes = false): Focus {
   const path = tree.pathTo(task);
   const rules = (key: "completion_criteria" | "constraints"): Rule[] =>
     path.flatMap((t) => (t[key] ?? []).map((text) => ({ text, from_id: t.id, from_name: t.name })));
@@ -79,6 +110,9 @@ export function focusOf(tree: TaskTree, task: Task): Focus {
   };
   const claim = heldBy(task);
   if (claim) focus.claim = claim;
+  if (notes && task.notes?.length) {
+    focus.notes = task.notes.map(({ agent, at, text }) => ({ agent, at, text }));
+  }
   return focus;
 }
 

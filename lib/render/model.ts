@@ -90,6 +90,19 @@ export const RuleSchema = z.object({ text: z.string(), from_id: z.string(), from
 /** See {@link RuleSchema}. */
 export type Rule = z.infer<typeof RuleSchema>;
 
+/** Notes of the dashboard's session: the latest ones shown; the rest are counted (getTask has them). */
+export const NOTES_SHOWN = 20;
+
+/** A note on a task as the dashboard shows it (README "Context that travels with the work"): text, never markup. */
+export const TaskNoteSchema = z.object({ agent: z.string(), at: z.string(), text: z.string() });
+/** See {@link TaskNoteSchema}. */
+export type TaskNote = z.infer<typeof TaskNoteSchema>;
+
+/** A note with the task it is on: the session's latest notes. */
+export const SessionNoteSchema = TaskNoteSchema.extend({ task_id: z.string(), task_name: z.string() });
+/** See {@link SessionNoteSchema}. */
+export type SessionNote = z.infer<typeof SessionNoteSchema>;
+
 /** The task in progress: its path from the root and what applies to it (own and inherited, root first). */
 export const FocusSchema = z.object({
   id: z.string(),
@@ -104,6 +117,8 @@ export const FocusSchema = z.object({
   description_cut: z.boolean().optional(),
   /** The agent holding it. */
   claim: HolderSchema.optional(),
+  /** Its notes, oldest first (the dashboard only; the plan view shows none). */
+  notes: z.array(TaskNoteSchema).optional(),
 });
 /** See {@link FocusSchema}. */
 export type Focus = z.infer<typeof FocusSchema>;
@@ -145,6 +160,10 @@ export const SessionViewSchema = z.object({
   agents: z.array(AgentAtWorkSchema),
   /** Held leaves beyond those listed. */
   agents_more: z.number().int().positive().optional(),
+  /** The dashboard only: the session's latest notes on any task, newest first, the first {@link NOTES_SHOWN}. */
+  notes: z.array(SessionNoteSchema).optional(),
+  /** Older notes of the session not listed. */
+  notes_more: z.number().int().positive().optional(),
 });
 /** See {@link SessionViewSchema}. */
 export type SessionView = z.infer<typeof SessionViewSchema>;

@@ -17,8 +17,10 @@ import type {
   NamespaceView,
   RecentHistory,
   Row,
+  SessionNote,
   SessionView,
   TaskChange,
+  TaskNote,
   TaskRow,
   WorkView,
 } from "./model.ts";
@@ -348,6 +350,57 @@ export function focusPanel(
         { class: "empty rules-cut" },
         `${focus.rules_cut} more criteria or constraints not shown (too long for one view).`,
       ),
+    focus.notes &&
+      h(
+        "section",
+        { class: "task-notes" },
+        h("h4", {}, "Notes"),
+        h("ol", { class: "notes" }, focus.notes.map((note) => noteItem(note))),
+      ),
+  );
+}
+
+/** One note: who, when, and its text (agent text: always a text node). */
+function noteItem(note: TaskNote, task?: { id: string; name: string }): VElement {
+  return h(
+    "li",
+    { class: "note", ...(task ? { "data-id": task.id } : {}) },
+    h("span", { class: "agent" }, `@${note.agent}`),
+    h("time", { datetime: note.at }, timeLabel(note.at)),
+    task &&
+      h(
+        "span",
+        { class: "note-task" },
+        "on ",
+        h("span", { class: "name" }, task.name),
+        " ",
+        h("span", { class: "id" }, task.id),
+      ),
+    h("p", { class: "note-text" }, note.text),
+  );
+}
+
+/** The session's latest notes on any task, newest first; nothing when it has none. */
+export function notesPanel(
+  notes: readonly SessionNote[] | undefined,
+  more: number | undefined,
+): VElement | null {
+  if (!notes || notes.length === 0) return null;
+  return h(
+    "section",
+    { id: "notes", class: "notes-panel", "aria-label": "Notes" },
+    h("h3", {}, "Notes"),
+    h(
+      "ol",
+      { class: "notes" },
+      notes.map((note) => noteItem(note, { id: note.task_id, name: note.task_name })),
+    ),
+    more !== undefined &&
+      h(
+        "p",
+        { class: "empty" },
+        `${more} older ${more === 1 ? "note" : "notes"} not shown (getTask has them).`,
+      ),
   );
 }
 
@@ -375,7 +428,7 @@ export function historyList(history: RecentHistory | null): VElement | null {
   );
 }
 
-/** A session: heading with done/total, the agents at work, the task in progress, the folded tree, the history. */
+/** A session: heading with done/total, the agents at work, the task in progress, the folded tree, the notes, the history. */
 export function sessionPanel(view: SessionView, now: number = Date.now()): VElement {
   return h(
     "section",
@@ -393,6 +446,7 @@ export function sessionPanel(view: SessionView, now: number = Date.now()): VElem
     view.rows.length === 0
       ? h("p", { class: "empty" }, "No tasks in this session.")
       : h("ol", { class: "tree", "aria-label": "Tasks" }, rowNodes(view.rows, now)),
+    notesPanel(view.notes, view.notes_more),
     historyList(view.history),
   );
 }

@@ -79,7 +79,10 @@ ${
     `.d-${d} { padding-left: calc(.3rem + ${d} * var(--indent, 1.1rem)); }`).join("\n")
 }
 @media (max-width: 30rem) { .tree { --indent: .7rem; } .id { display: none; } }
-.history ol, .works { list-style: none; padding: 0; }
+.history ol, .works, ol.notes { list-style: none; padding: 0; }
+.note { padding: .3rem 0; border-bottom: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .2rem .5rem; font-size: .88rem; }
+.note-task { font-size: .78rem; color: var(--muted); }
+.note-text { flex-basis: 100%; margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .history li, .work { padding: .3rem 0; border-bottom: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .2rem .5rem; }
 .revision, .work-id { font-family: ui-monospace, monospace; font-size: .8rem; }
 time, .tool, .work-session, .meta { font-size: .78rem; color: var(--muted); }

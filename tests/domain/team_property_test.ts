@@ -1,5 +1,5 @@
 /**
- * Random sequences of start / claim / complete / update / delete / restore by several agents, with
+ * Random sequences of start / claim / complete / update / note / delete / restore by several agents, with
  * a controlled clock (README "Teams of agents"). After every step: at most one leaf in progress per
  * agent, no started task with an unfinished blocker, parents follow children, `blocked_by` acyclic,
  * another agent's live claim untouched by a call that succeeded, and a refused call changed nothing.
@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { DomainError } from "../../lib/domain/errors.ts";
+import { LIMITS } from "../../lib/domain/limits.ts";
 import { type Delta, recordChange, restoreTree } from "../../lib/domain/history.ts";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
 import type { NewTask, Task } from "../../lib/domain/schemas.ts";
@@ -44,6 +45,7 @@ type Step =
   | { kind: "parallel"; agent: number; id: string; parallel: boolean }
   | { kind: "delete"; agent: number; id: string }
   | { kind: "restore"; agent: number; back: number }
+  | { kind: "note"; agent: number; id: string; text: string }
   | { kind: "tick"; ms: number };
 
 const id = fc.constantFrom(...IDS);
@@ -95,6 +97,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({ kind: fc.constant("tick" as const), ms: fc.constantFrom(500, 20_000, 700_000) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("note" as const),
+      agent,
+      id,
+      text: fc.constantFrom("found it", "  gotcha  ", " ", "x".repeat(2001)),
+    }),
   },
 );
 
@@ -155,6 +166,9 @@ function apply(tree: TaskTree, s: Step, actor: Actor, deltas: Delta[]): void {
       restoreTree(tree, deltas.slice(-s.back).reverse(), actor);
       return;
     }
+    case "note":
+      updateTask(tree, { id: s.id, note: s.text }, actor);
+      return;
     case "tick":
       return;
   }
@@ -198,6 +212,7 @@ function assertTeamInvariants(tree: TaskTree, now: number, where: string): void 
       assert.ok(Date.parse(task.claim.since) <= now, where);
       assert.ok(Date.parse(task.claim.expires_at) > Date.parse(task.claim.since), where);
     }
+    assert.ok((task.notes?.length ?? 0) <= LIMITS.notesKept, `${where}: ${task.id} keeps too many notes`);
   }
   assertAcyclic(tree, where);
 }
@@ -256,7 +271,9 @@ Deno.test("random team sequences with a controlled clock keep every team invaria
     { numRuns: fuzzRuns(400), seed: FUZZ_SEED },
   );
   // The runs reached the interesting cases, not only refusals.
-  for (const code of ["claim ok", "start ok", "complete ok", "CLAIMED", "EXECUTION_ORDER_VIOLATION"]) {
+  for (
+    const code of ["claim ok", "start ok", "complete ok", "note ok", "CLAIMED", "EXECUTION_ORDER_VIOLATION"]
+  ) {
     assert.ok((outcomes[code] ?? 0) > 0, `no run saw ${code}: ${JSON.stringify(outcomes)}`);
   }
 });

@@ -11,6 +11,10 @@
  * (`taken_over_from` naming the dead agent) once they end, never before. Times compared are the
  * servers' clocks (`claim.since`, `expires_at`, read inside the store's atomic step) and this
  * process's clock around each call, one machine's clock.
+ *
+ * And notes (README "Context that travels with the work"): agents of three processes add notes to
+ * the same tasks at once; every acknowledged note is kept, once, each its own revision, and past the
+ * 20 kept `notes_dropped` counts exactly the rest.
  */
 import assert from "node:assert/strict";
 import { invariantViolations } from "../../lib/domain/invariants.ts";
@@ -250,6 +254,75 @@ for (const kind of ["file", "kv"] as const) {
           assert.equal(leaf.claim, undefined);
           assert.doesNotMatch(leaf.resolution ?? "", /by d\d/);
         }
+      });
+    });
+  });
+
+  Deno.test(`agents of 3 processes add notes to the same tasks on one ${place} at once: none lost, each its own revision, notes_dropped counts the rest`, async () => {
+    await withPlace(kind, async (env, path) => {
+      const servers: StdioConnection[] = await Promise.all(
+        Array.from({ length: PROCESSES }, () => spawnStdio({ env })),
+      );
+      const acknowledged: { id: string; agent: string; text: string; revision: number }[] = [];
+      try {
+        await createPlan(servers[0]!, 1, 2);
+        // A worker holds one of the tasks: a note needs no claim, the holder's or anyone's.
+        await ok(servers[0]!.client, "claimTask", { sessionId: SESSION, agent: "holder", id: "p0.l0" });
+        const { revision: before } = await ok<{ revision: number }>(servers[0]!.client, "task_history", {
+          sessionId: SESSION,
+        });
+        // p0.l0 gets 18 notes (all kept); p0.l1 gets 30 (20 kept, 10 dropped).
+        const writers = servers.flatMap((conn, p) =>
+          ["a", "b", "c"].map((a) => ({ conn, agent: `n${p}-${a}` }))
+        );
+        await Promise.all(writers.map(async ({ conn, agent }, w) => {
+          const jobs = [
+            ...Array.from({ length: 2 }, (_, i) => ({ id: "p0.l0", text: `${agent} on l0 #${i}` })),
+            ...Array.from(
+              { length: w < 3 ? 4 : 3 },
+              (_, i) => ({ id: "p0.l1", text: `${agent} on l1 #${i}` }),
+            ),
+          ];
+          for (const { id, text } of jobs) {
+            const reply = await ok<{ revision: number }>(conn.client, "updateTask", {
+              sessionId: SESSION,
+              id,
+              note: text,
+              agent,
+            });
+            acknowledged.push({ id, agent, text, revision: reply.revision });
+          }
+        }));
+        assert.equal(acknowledged.length, 18 + 30);
+        const revisions = acknowledged.map((a) => a.revision).sort((x, y) => x - y);
+        assert.deepEqual(
+          revisions,
+          Array.from({ length: acknowledged.length }, (_, i) => before + 1 + i),
+          "each note its own revision, none shared",
+        );
+        // Every process reads the same notes: l0 holds all 18 in commit order, l1 the last 20 of 30.
+        const byRevision = (id: string) =>
+          acknowledged.filter((a) => a.id === id).sort((x, y) => x.revision - y.revision).map((
+            a,
+          ) => [a.agent, a.text]);
+        for (const { client } of servers) {
+          const l0 = (await ok<{ task: Task }>(client, "getTask", { sessionId: SESSION, id: "p0.l0" })).task;
+          assert.deepEqual(l0.notes!.map((n) => [n.agent, n.text]), byRevision("p0.l0"));
+          assert.equal(l0.notes_dropped, undefined);
+          assert.equal(l0.claim?.agent, "holder", "the notes left the claim alone");
+          const l1 = (await ok<{ task: Task }>(client, "getTask", { sessionId: SESSION, id: "p0.l1" })).task;
+          assert.deepEqual(l1.notes!.map((n) => [n.agent, n.text]), byRevision("p0.l1").slice(-20));
+          assert.equal(l1.notes_dropped, 10);
+        }
+      } finally {
+        await Promise.all(servers.map((conn) => conn.close()));
+      }
+      await storedTree(kind, path, (roots, problems) => {
+        assert.deepEqual(problems, []);
+        const [l0, l1] = leavesOf(roots);
+        assert.equal(l0!.notes!.length, 18);
+        assert.equal(l1!.notes!.length + l1!.notes_dropped!, 30);
+        assert.equal(new Set(l0!.notes!.map((n) => n.text)).size, 18, "no note twice");
       });
     });
   });

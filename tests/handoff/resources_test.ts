@@ -291,13 +291,20 @@ Deno.test("each group combination gets instructions, tools, resources and prompt
   }
 });
 
-Deno.test("tools/list plus instructions stay under 18,500 characters for all groups, claimTask included", async () => {
+Deno.test("tools/list plus instructions stay under 18,500 characters for all groups, claimTask, note and context included", async () => {
   await using conn = await connectInMemory();
   const { tools } = await conn.client.listTools();
   const instructions = conn.client.getInstructions() ?? "";
   const total = JSON.stringify(tools).length + instructions.length;
   console.log(`tools/list + instructions, all groups: ${total} characters (budget 18,500)`);
   assert.ok(tools.some((tool) => tool.name === "claimTask"));
+  const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+  assert.ok(byName.updateTask!.inputSchema.properties?.note, "updateTask lists note");
+  assert.ok(
+    (byName.startTask!.outputSchema?.properties as Record<string, unknown> | undefined)?.context,
+    "startTask declares context",
+  );
+  assert.match(instructions, /updateTask\(note\)/);
   assert.ok(total < 18_500, `listing is ${total} characters`);
   const mine = tools.filter((tool) => [...TOOL_NAMES.works, ...TOOL_NAMES.progress].includes(tool.name));
   assert.equal(mine.length, 4);

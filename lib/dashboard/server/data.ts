@@ -118,7 +118,13 @@ export class DashboardData {
     return await space.readTree(
       id,
       (tree) =>
-        tree ? buildSessionView(space.namespace, id, tree, { open: open.slice(0, MAX_OPEN), history }) : null,
+        tree
+          ? buildSessionView(space.namespace, id, tree, {
+            open: open.slice(0, MAX_OPEN),
+            history,
+            notes: true,
+          })
+          : null,
     );
   }
 }
