@@ -91,7 +91,8 @@ export function buildManifest({ version, tools, platform }: ManifestOptions): Re
       "A task tree per session (start descends to the first unfinished leaf, complete names " +
       "the next task and shows progress), the original Checklist MCP tools over the same tree, work " +
       "summaries to hand over between agents, and a progress document per project. Data stays in memory " +
-      "unless a task file or a Deno KV path is set.",
+      "unless a task file or a Deno KV path is set. It speaks MCP 2026-07-28 and the handshake era " +
+      "(2024-11-05 to 2025-11-25) on the same connection: each client gets the era its first message opens.",
     author: { name: "checklist-mcp contributors" },
     keywords: ["tasks", "planning", "checklist", "handoff", "agents"],
     server: { type: "binary", entry_point: entryPoint(platform), mcp_config: mcpConfig },

@@ -10,7 +10,7 @@ import { LOG_LEVELS } from "../../lib/log.ts";
 export const BINARY_NAME = "checklist-mcp";
 /** The server's one-line description (the registry allows at most 100 characters). */
 export const DESCRIPTION =
-  "Task trees, handoff notes and progress docs for coding agents, over stdio or Streamable HTTP.";
+  "Task trees, handoff notes and progress docs for agents; MCP 2026-07-28 and 2025, over stdio or HTTP.";
 
 /** One setting a packaged server's user may set. */
 export interface UserSetting {
