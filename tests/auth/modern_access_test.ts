@@ -5,23 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { call, fails, ok } from "../support/harness.ts";
-import { connectHttp, ENDPOINT, makeApp, MCP_HEADERS, send, viaApp } from "../support/http.ts";
+import { connectHttp, ENDPOINT, makeApp, modernRequest, send, viaApp } from "../support/http.ts";
 import { accessApp, serve, tokensFile } from "../support/auth.ts";
 import { ConnectorProvider, startIssuer } from "../support/oauth.ts";
 import { newClient, StreamableHTTPClientTransport, UnauthorizedError } from "../support/sdk_client.ts";
 
-const MODERN_HEADERS = { ...MCP_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
-const LIST = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "tools/list",
-  params: {
-    _meta: {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    },
-  },
-});
+const { headers: MODERN_HEADERS, body: LIST } = modernRequest("tools/list");
 
 Deno.test("2026-07-28: a foreign Host or Origin is 403 before any MCP handling", async (t) => {
   await using app = makeApp();

@@ -5,7 +5,7 @@
  * (deno.json opts in to the new behaviour: a request's signal aborts when its client goes away).
  */
 import assert from "node:assert/strict";
-import { MCP_HEADERS } from "../support/http.ts";
+import { MCP_HEADERS, modernRequest } from "../support/http.ts";
 import { spawnServer } from "../support/server_process.ts";
 
 Deno.test("deno serve main.ts writes only JSON log lines to stderr, for handshake-era and 2026-07-28 requests", async () => {
@@ -25,26 +25,13 @@ Deno.test("deno serve main.ts writes only JSON log lines to stderr, for handshak
     });
     assert.equal(legacy.status, 200);
     await legacy.body?.cancel();
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const modern = await post({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" }, {
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/list",
-      params: { _meta: meta },
-    });
+    const send = (request: { headers: Record<string, string>; body: string }) =>
+      fetch(`${server.url}/mcp`, { method: "POST", ...request });
+    const modern = await send(modernRequest("tools/list"));
     assert.equal(modern.status, 200);
     await modern.text();
-    const listen = await post(
-      { "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" },
-      {
-        jsonrpc: "2.0",
-        id: 3,
-        method: "subscriptions/listen",
-        params: { notifications: { resourcesListChanged: true }, _meta: meta },
-      },
+    const listen = await send(
+      modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } }),
     );
     const reader = listen.body!.getReader();
     await reader.read();

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { INSTRUCTIONS } from "../../lib/mcp/server.ts";
 import { call, connectInMemory, type Connection } from "../support/harness.ts";
-import { makeApp, MCP_HEADERS, send } from "../support/http.ts";
+import { makeApp, modernRequest, send } from "../support/http.ts";
 import { mainArgs, spawnServer } from "../support/server_process.ts";
 import { serverEnv } from "../support/env.ts";
 import { ROOT } from "../support/paths.ts";
@@ -23,11 +23,6 @@ import {
 type Json = Record<string, unknown>;
 
 const MODERN = "2026-07-28";
-const ENVELOPE = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
-};
 
 /** A 2026-07-28 request over HTTP, with its standard headers (overridable) and `_meta` envelope. */
 function modern(
@@ -36,26 +31,11 @@ function modern(
   params: Json = {},
   options: { headers?: Record<string, string>; meta?: Json; id?: number } = {},
 ): Promise<Response> {
-  const name = typeof params.name === "string"
-    ? params.name
-    : typeof params.uri === "string"
-    ? params.uri
-    : undefined;
+  const request = modernRequest(method, params, options);
   return send(app, {
     method: "POST",
-    headers: {
-      ...MCP_HEADERS,
-      "mcp-protocol-version": MODERN,
-      "mcp-method": method,
-      ...(name === undefined ? {} : { "mcp-name": name }),
-      ...options.headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: options.id ?? 1,
-      method,
-      params: { ...params, _meta: { ...ENVELOPE, ...options.meta } },
-    }),
+    headers: { ...request.headers, ...options.headers },
+    body: request.body,
   });
 }
 

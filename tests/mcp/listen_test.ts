@@ -11,7 +11,7 @@ import { createTask } from "../../lib/domain/task_ops.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { call, type Connection, ok, spawnStdio, startHttp } from "../support/harness.ts";
-import { makeApp, MCP_HEADERS, send } from "../support/http.ts";
+import { makeApp, modernRequest, send } from "../support/http.ts";
 import { accessApp, serve, tokensFile } from "../support/auth.ts";
 import { startIssuer } from "../support/oauth.ts";
 import { readSse } from "../support/sse.ts";
@@ -19,11 +19,6 @@ import { sleep } from "../support/time.ts";
 import type { Client } from "../support/sdk_client.ts";
 
 type Json = Record<string, unknown>;
-
-const ENVELOPE = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** The notifications a client receives, with when each came. */
 function heard(client: Client): { uri?: string; method: string; at: number }[] {
@@ -122,22 +117,8 @@ function listen(
   headers: Record<string, string> = {},
   path = "/mcp",
 ) {
-  return send(app, {
-    path,
-    method: "POST",
-    headers: {
-      ...MCP_HEADERS,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "subscriptions/listen",
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 7,
-      method: "subscriptions/listen",
-      params: { notifications, _meta: ENVELOPE },
-    }),
-  });
+  const request = modernRequest("subscriptions/listen", { notifications }, { id: 7 });
+  return send(app, { path, method: "POST", headers: { ...request.headers, ...headers }, body: request.body });
 }
 
 /** Reads a listen stream's messages as they come; `ended` settles when the stream ends. */
@@ -252,20 +233,11 @@ Deno.test("an OAuth token's listen stream ends at the token's exp", async () => 
     scopesOrTransform: (_header, payload) =>
       Object.assign(payload, { sub: "alice", scope: "checklist:read", aud: `${served.url}/mcp` }),
   });
+  const request = modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } });
   const response = await fetch(`${served.url}/mcp`, {
     method: "POST",
-    headers: {
-      ...MCP_HEADERS,
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "subscriptions/listen",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "subscriptions/listen",
-      params: { notifications: { resourcesListChanged: true }, _meta: ENVELOPE },
-    }),
+    headers: { ...request.headers, authorization: `Bearer ${token}` },
+    body: request.body,
   });
   assert.equal(response.status, 200);
   const stream = follow(response);

@@ -112,28 +112,11 @@ Deno.test("in 2026-07-28 the extension is negotiated per request: one server, th
     legacy: "reject",
   });
   const list = async (capabilities: Record<string, unknown>) => {
-    const response = await handler.fetch(
-      new Request("http://127.0.0.1/mcp", {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/list",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/list",
-          params: {
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": capabilities,
-            },
-          },
-        }),
-      }),
-    );
+    const { modernRequest } = await import("../support/http.ts");
+    const request = modernRequest("tools/list", {}, {
+      meta: { "io.modelcontextprotocol/clientCapabilities": capabilities },
+    });
+    const response = await handler.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", ...request }));
     const body = await response.json() as { result: { tools: { name: string }[] } };
     return body.result.tools.map((t) => t.name);
   };

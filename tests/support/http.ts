@@ -22,6 +22,45 @@ export const MCP_HEADERS: Readonly<Record<string, string>> = {
   accept: "application/json, text/event-stream",
 };
 
+/** The `_meta` envelope every 2026-07-28 request carries (with `extra` keys added). */
+export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    ...extra,
+  };
+}
+
+/**
+ * A raw 2026-07-28 request: its standard headers (`MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name`
+ * for a named tool, prompt or resource) and its body with the `_meta` envelope.
+ */
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { meta?: Record<string, unknown>; id?: number } = {},
+): { headers: Record<string, string>; body: string } {
+  const name = typeof params.name === "string"
+    ? params.name
+    : typeof params.uri === "string"
+    ? params.uri
+    : undefined;
+  return {
+    headers: {
+      ...MCP_HEADERS,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(name === undefined ? {} : { "mcp-name": name }),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: options.id ?? 1,
+      method,
+      params: { ...params, _meta: modernMeta(options.meta) },
+    }),
+  };
+}
+
 /** An initialize request body. */
 export function initializeBody(id: number | string = 1): Record<string, unknown> {
   return {
