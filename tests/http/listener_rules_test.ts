@@ -12,6 +12,7 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger, recordingLogger } from "../support/logs.ts";
 import { MCP_HEADERS } from "../support/http.ts";
 import { sleep } from "../support/time.ts";
+import { Raw, statuses } from "../support/raw_http.ts";
 import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const encoder = new TextEncoder();
@@ -19,83 +20,6 @@ type Fetch = ServeOptions["fetch"];
 
 async function listen(fetch: Fetch, options: Partial<ServeOptions> = {}): Promise<HttpListener> {
   return await serveHttp({ hostname: "127.0.0.1", port: 0, fetch, log: quietLogger(), ...options });
-}
-
-/** A raw client connection: writes bytes, reads what comes back. */
-class Raw {
-  text = "";
-  closed = false;
-  #conn: Deno.Conn;
-  #reading: Promise<void>;
-  #changed: (() => void) | undefined;
-
-  private constructor(conn: Deno.Conn) {
-    this.#conn = conn;
-    this.#reading = this.#read();
-  }
-
-  static async open(port: number): Promise<Raw> {
-    return new Raw(await Deno.connect({ hostname: "127.0.0.1", port }));
-  }
-
-  async write(data: string | Uint8Array): Promise<void> {
-    const bytes = typeof data === "string" ? encoder.encode(data) : data;
-    for (let at = 0; at < bytes.byteLength;) at += await this.#conn.write(bytes.subarray(at));
-  }
-
-  /** Waits until the text received matches `pattern` (or the server closes, or `ms` pass). */
-  async until(pattern: RegExp | ((text: string) => boolean), ms = 5000): Promise<string> {
-    const test = typeof pattern === "function" ? pattern : (text: string) => pattern.test(text);
-    const deadline = performance.now() + ms;
-    while (!test(this.text) && !this.closed && performance.now() < deadline) {
-      await Promise.race([
-        new Promise<void>((resolve) => (this.#changed = resolve)),
-        sleep(Math.max(1, deadline - performance.now())),
-      ]);
-    }
-    return this.text;
-  }
-
-  /** Waits for the server to close the connection; true when it did within `ms`. */
-  async closedWithin(ms = 5000): Promise<boolean> {
-    await this.until(() => false, ms);
-    return this.closed;
-  }
-
-  close(): void {
-    try {
-      this.#conn.close();
-    } catch {
-      // closed already
-    }
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    this.close();
-    await this.#reading;
-  }
-
-  async #read(): Promise<void> {
-    const decoder = new TextDecoder();
-    const buffer = new Uint8Array(64 * 1024);
-    try {
-      while (true) {
-        const n = await this.#conn.read(buffer);
-        if (n === null) break;
-        this.text += decoder.decode(buffer.subarray(0, n), { stream: true });
-        this.#changed?.();
-      }
-    } catch {
-      // closed by us, or reset
-    }
-    this.closed = true;
-    this.#changed?.();
-  }
-}
-
-/** The responses in `text`, split by their status lines. */
-function statuses(text: string): number[] {
-  return [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
 }
 
 /** An app that answers `METHOD path body` as text, counting its calls. */
