@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createApp } from "../../lib/http/app.ts";
 import { type HttpListener, serveHttp, type ServeOptions } from "../../lib/http/serve.ts";
+import { Connection } from "../../lib/http/http1_connection.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger, recordingLogger } from "../support/logs.ts";
@@ -465,3 +466,58 @@ async function disposable(
   const server = await listener;
   return Object.assign(server, { [Symbol.asyncDispose]: () => server.shutdown() });
 }
+
+Deno.test("HTTP/1.0 with Connection: close, keep-alive closes after its answer (close wins)", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  await using raw = await Raw.open(server.port);
+  await raw.write("GET /a HTTP/1.0\r\nConnection: close, keep-alive\r\n\r\n");
+  assert.ok(await raw.closedWithin(2000), `still open: ${raw.text}`);
+  assert.match(raw.text, /^HTTP\/1\.1 200 [^]*connection: close\r\n/i);
+});
+
+Deno.test("empty lines before a request count against the head limit: 35,000 are 431 at once, not held to the deadline", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  await using raw = await Raw.open(server.port);
+  const started = performance.now();
+  await raw.write("\r\n".repeat(35_000)).catch(() => {});
+  assert.ok(await raw.closedWithin(5000), "still open");
+  assert.ok(performance.now() - started < 5000);
+  assert.deepEqual(statuses(raw.text), [431], raw.text);
+  assert.equal(app.calls.length, 0);
+});
+
+Deno.test("an idle keep-alive connection holds a small read buffer, whatever its last request was", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const client = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
+  const connection = new Connection(await listener.accept(), {
+    fetch: async (request) => new Response(String((await request.bytes()).byteLength)),
+    log: quietLogger(),
+    bodyMs: 5000,
+    headersMs: 5000,
+    idleMs: 60_000,
+    date: () => "",
+  });
+  const served = connection.serve();
+  try {
+    await using raw = await Raw.attach(client);
+    const body = "x".repeat(200_000);
+    await raw.write(`POST /large HTTP/1.1\r\nHost: a\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await raw.until(/\r\n\r\n200000$/);
+    assert.ok(
+      connection.buf.byteLength <= 4096,
+      `${connection.buf.byteLength} bytes held after a large body`,
+    );
+    await raw.write("GET /small HTTP/1.1\r\nHost: a\r\n\r\n");
+    await raw.until(/\r\n\r\n0$/);
+    assert.ok(
+      connection.buf.byteLength <= 4096,
+      `${connection.buf.byteLength} bytes held after a small request`,
+    );
+  } finally {
+    connection.close();
+    await served;
+    listener.close();
+  }
+});

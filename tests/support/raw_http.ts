@@ -21,7 +21,11 @@ export class Raw implements AsyncDisposable {
 
   /** Connects to 127.0.0.1:`port`; every write goes out at once (no Nagle delay). */
   static async open(port: number): Promise<Raw> {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    return Raw.attach(await Deno.connect({ hostname: "127.0.0.1", port }));
+  }
+
+  /** Reads and writes `conn`, a connection opened elsewhere. */
+  static attach(conn: Deno.TcpConn): Raw {
     conn.setNoDelay(true);
     return new Raw(conn);
   }
