@@ -1,7 +1,7 @@
 /**
  * HTTP/1.1 request heads, strict (RFC 9112), for the listener of `deno run` (lib/http/serve.ts): parsed
- * as their bytes arrive. Pure: bytes in, values out (chunked bodies: http1_chunked.ts; responses:
- * http1_response.ts).
+ * as their bytes arrive. Pure: bytes in, values out (chunked bodies: http1_chunked.ts; which targets and
+ * methods reach the app: http1_target.ts; responses: http1_response.ts).
  *
  * It faces the network, so anything two parsers could read two ways is refused rather than guessed
  * (request smuggling): a request with both `Content-Length` and `Transfer-Encoding`, several or malformed
@@ -12,6 +12,8 @@
  * checks each line as it ends, and refuses as soon as a limit is passed (the request line's length, the
  * head's size with any empty lines before it, the number of fields), not at the blank line.
  */
+import { methodRefusal, requestUrl, type TargetForm, targetForm } from "./http1_target.ts";
+
 /** Size limits of a request head and of a chunked body's framing. */
 export const HTTP1_LIMITS = {
   /** The request line, in bytes; longer is `414`. */
@@ -31,14 +33,20 @@ export type BodyFraming = { kind: "none" } | { kind: "length"; length: number } 
 
 /** A parsed request head. */
 export interface RequestHead {
+  /** The method as sent (case kept). */
   method: string;
   /** The request target as sent (origin form `/path?q`, or absolute form). */
   target: string;
+  /** The URL the app sees: `target` unchanged, with the host (http1_target.ts). */
+  url: string;
   /** 0 for HTTP/1.0, 1 for HTTP/1.1. */
   minor: 0 | 1;
-  /** Header fields in order, names lower-cased, values without surrounding whitespace. */
+  /**
+   * Header fields in order, names lower-cased, values without surrounding whitespace. For an
+   * absolute-form target, `host` is the target's authority (RFC 9112 section 3.2.2).
+   */
   headers: [string, string][];
-  /** The `Host` header's value (`undefined` when absent). */
+  /** The `Host` the request is for: the header's value, or an absolute-form target's authority. */
   host: string | undefined;
   body: BodyFraming;
   /** Whether the client lets the connection stay open after the response. */
@@ -91,6 +99,7 @@ export class HeadParser {
   #fields = -1;
   #method = "";
   #target = "";
+  #form: TargetForm | undefined;
   #minor: 0 | 1 = 1;
   /** Name start, name end, value start, value end of each header field. */
   #spans: number[] = [];
@@ -102,6 +111,7 @@ export class HeadParser {
     this.#scanned = 0;
     this.#lineStart = 0;
     this.#fields = -1;
+    this.#form = undefined;
     this.#spans.length = 0;
     this.#ascii = true;
   }
@@ -176,9 +186,16 @@ export class HeadParser {
     if (major === 2) return refuse(400, "HTTP/2 is not served here (no upgrade, no prior knowledge)");
     if (major !== 1 || minor > 1) return refuse(505, "only HTTP/1.0 and HTTP/1.1 are served");
     const line = ascii(buf, from, targetEnd);
+    const method = line.slice(0, methodEnd - from);
+    const badMethod = methodRefusal(method);
+    if (badMethod) return { refused: badMethod };
+    const target = line.slice(targetStart - from);
+    const form = targetForm(target);
+    if ("reason" in form) return { refused: form };
     this.#fields = cr + 2 - start;
-    this.#method = line.slice(0, methodEnd - from);
-    this.#target = line.slice(targetStart - from);
+    this.#method = method;
+    this.#target = target;
+    this.#form = form;
     this.#minor = minor as 0 | 1;
     return undefined;
   }
@@ -281,10 +298,20 @@ export class HeadParser {
       }
       expectContinue = minor === 1;
     }
+    const target = this.#target;
+    const form = this.#form!;
+    if (form.form === "absolute") {
+      // RFC 9112 section 3.2.2: the target's authority, not the Host header, names the host.
+      host = form.authority;
+      const index = headers.findIndex(([name]) => name === "host");
+      if (index === -1) headers.push(["host", host]);
+      else headers[index] = ["host", host];
+    }
     return {
       head: {
         method: this.#method,
-        target: this.#target,
+        target,
+        url: requestUrl(target, form, host),
         minor,
         headers,
         host,

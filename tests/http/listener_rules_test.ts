@@ -467,6 +467,89 @@ async function disposable(
   return Object.assign(server, { [Symbol.asyncDispose]: () => server.shutdown() });
 }
 
+Deno.test("the app sees the method and target as sent, or the listener answers 400 or 501 and the app sees nothing", async () => {
+  const seen: { method: string; url: string }[] = [];
+  await using server = await disposable(listen((request) => {
+    seen.push({ method: request.method, url: request.url });
+    return new Response("ok");
+  }));
+  const method = fc.oneof(
+    fc.stringMatching(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,7}$/),
+    fc.constantFrom("GET", "get", "Post", "DELETE", "delete", "PATCH", "patch", "TRACE", "options"),
+  );
+  const part = fc.oneof(
+    fc.constantFrom(
+      "a",
+      "/",
+      ".",
+      "..",
+      "%2e",
+      "%2E",
+      "?",
+      "=",
+      "&",
+      "%20",
+      "%2F",
+      "\\",
+      "#",
+      "'",
+      '"',
+      "{",
+      "~",
+    ),
+    fc.stringMatching(/^[!-~]{1,3}$/),
+  );
+  const target = fc.array(part, { maxLength: 10 }).map((parts) => `/${parts.join("")}`);
+  await fc.assert(
+    fc.asyncProperty(method, target, async (method, target) => {
+      seen.length = 0;
+      await using raw = await Raw.open(server.port);
+      await raw.write(`${method} ${target} HTTP/1.1\r\nHost: app.example\r\nConnection: close\r\n\r\n`);
+      assert.ok(await raw.closedWithin(), raw.text);
+      const [status] = statuses(raw.text);
+      if (status === 200) {
+        assert.equal(seen.length, 1);
+        assert.equal(seen[0]!.method, method);
+        assert.equal(seen[0]!.url, `http://app.example${target}`);
+        const url = new URL(seen[0]!.url);
+        assert.equal(
+          `${url.pathname}${url.search}`,
+          target.replace(/\?$/, ""),
+          "the URL parsed gives the target",
+        );
+      } else {
+        assert.ok(status === 400 || status === 501, raw.text);
+        assert.equal(seen.length, 0, "a refused request never reaches the app");
+      }
+    }),
+    { numRuns: fuzzRuns(80), seed: FUZZ_SEED },
+  );
+});
+
+Deno.test("a method a web Request would change is 501 and never reaches the app: a lower-case delete ends nothing", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  for (const method of ["delete", "Delete", "get", "TRACE"]) {
+    await using raw = await Raw.open(server.port);
+    await raw.write(`${method} /mcp HTTP/1.1\r\nHost: a\r\nMcp-Session-Id: s\r\n\r\n`);
+    assert.ok(await raw.closedWithin(), raw.text);
+    assert.deepEqual(statuses(raw.text), [501], raw.text);
+    assert.match(raw.text, /"message":"Not Implemented: /);
+  }
+  assert.equal(app.calls.length, 0);
+});
+
+Deno.test("an absolute-form target: the app's URL and Host header are the target's, not the Host sent", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  await using raw = await Raw.open(server.port);
+  await raw.write("GET http://evil.example/mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  assert.ok(await raw.closedWithin(), raw.text);
+  assert.deepEqual(statuses(raw.text), [200]);
+  assert.equal(app.calls[0]!.url, "http://evil.example/mcp?x=1");
+  assert.equal(app.calls[0]!.headers.get("host"), "evil.example");
+});
+
 Deno.test("HTTP/1.0 with Connection: close, keep-alive closes after its answer (close wins)", async () => {
   const app = echo();
   await using server = await disposable(listen(app.fetch));
