@@ -50,6 +50,11 @@ Deno.test("deno serve main.ts serves MCP through the default export, with one li
     const listed = await handle.client.listTools();
     assert.ok(listed.tools.length > 0);
     assert.ok(await refused(otherPort), "main() also listened on PORT");
+    // Deno's listener builds the URL from an absolute-form target and keeps the Host sent: the guard
+    // judges the target's host (tests/http/absolute_form_guard_test.ts).
+    const foreign =
+      `GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`;
+    assert.equal(await rawStatus(server.port, foreign), 403);
   } finally {
     const { stderr } = await server.stop();
     const listening = stderr.split("\n").filter((line) => line.includes('"serving http"'));
