@@ -3,7 +3,7 @@
  * (pipelined ones too), hands each to the app as a web `Request`, writes the answers, and keeps the
  * deadlines on heads, bodies and idle time that the server's sweep enforces.
  */
-import type { Logger } from "../log.ts";
+import type { LogFields, Logger } from "../log.ts";
 import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 import { BodySource, FramingError } from "./http1_body.ts";
 import { HeadParser, type Refusal, type RequestHead } from "./http1.ts";
@@ -21,6 +21,8 @@ import {
 export interface Settings {
   fetch: (request: Request) => Response | Promise<Response>;
   log: Logger;
+  /** A client's mistake, answered with `status` (lib/http/client_mistakes.ts: a debug line and a count). */
+  mistake(status: number, msg: string, fields?: LogFields): void;
   bodyMs: number;
   headersMs: number;
   idleMs: number;
@@ -130,7 +132,7 @@ export class Connection {
     this.deadline = Infinity;
     if (waiting === "idle" || waiting === "linger" || waiting === "nothing") return this.close();
     if (waiting === "head") {
-      this.#settings.log.debug("request head timed out; connection closed", {
+      this.#settings.mistake(408, "request head timed out; connection closed", {
         timeoutMs: this.#settings.headersMs,
       });
       return void this.#refuse(
@@ -140,7 +142,7 @@ export class Connection {
     }
     // waiting for a body: unless all of it is here, unread, the client stalled it.
     if (this.#source?.buffered(this)) return;
-    this.#settings.log.warn("request body timed out; connection closed", {
+    this.#settings.mistake(408, "request body timed out; connection closed", {
       path: pathOf(this.#target),
       timeoutMs: this.#settings.bodyMs,
     });
@@ -259,7 +261,9 @@ export class Connection {
           return result.head;
         }
         if ("refused" in result) {
-          this.#settings.log.debug("http request refused", { ...result.refused });
+          this.#settings.mistake(result.refused.status, "http request refused", {
+            reason: result.refused.reason,
+          });
           await this.#refuse(result.refused.status, refusalText(result.refused));
           return undefined;
         }
@@ -291,6 +295,7 @@ export class Connection {
       }
     } catch (error) {
       if (!(error instanceof FramingError)) throw error;
+      this.#bodyRefused(error.refusal);
       await this.#refuse(error.refusal.status, refusalText(error.refusal));
       return false;
     }
@@ -338,6 +343,7 @@ export class Connection {
             chunk = source.take(this);
           } catch (error) {
             if (!(error instanceof FramingError)) throw error;
+            this.#bodyRefused(error.refusal);
             this.#clientGone();
             void this.#refuse(error.refusal.status, refusalText(error.refusal));
             return;
@@ -464,6 +470,14 @@ export class Connection {
       this.close();
       return false;
     }
+  }
+
+  /** Notes a body whose framing broke (a client's mistake). */
+  #bodyRefused(refusal: Refusal): void {
+    this.#settings.mistake(refusal.status, "request body refused; connection closed", {
+      reason: refusal.reason,
+      path: pathOf(this.#target),
+    });
   }
 
   /** Answers `status` with a JSON-RPC error body (unless an answer went out already) and closes. */

@@ -17,6 +17,7 @@
  */
 import type { Logger } from "../log.ts";
 import { BODY_TIMEOUT_MS } from "./body.ts";
+import { MistakeTally } from "./client_mistakes.ts";
 import { Connection, type Settings } from "./http1_connection.ts";
 
 /** Options of {@link serveHttp}. */
@@ -70,6 +71,7 @@ class Server {
   #stopping = false;
   #sweeper: ReturnType<typeof setInterval>;
   #settings: Settings;
+  #tally: MistakeTally;
   #date = { line: "", second: -1 };
 
   constructor(listener: Deno.TcpListener, options: ServeOptions) {
@@ -77,9 +79,12 @@ class Server {
     const bodyMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
     const headersMs = options.headersTimeoutMs ?? BODY_TIMEOUT_MS;
     const idleMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+    const tally = new MistakeTally(options.log);
+    this.#tally = tally;
     this.#settings = {
       fetch: options.fetch,
       log: options.log,
+      mistake: (status, msg, fields) => tally.note(status, msg, fields),
       bodyMs,
       headersMs,
       idleMs,
@@ -136,6 +141,7 @@ class Server {
     for (const connection of this.#connections) {
       if (connection.deadline <= now) connection.expire();
     }
+    this.#tally.tick(now);
   }
 
   #dateLine(): string {

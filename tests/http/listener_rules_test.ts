@@ -577,6 +577,7 @@ Deno.test("an idle keep-alive connection holds a small read buffer, whatever its
   const connection = new Connection(await listener.accept(), {
     fetch: async (request) => new Response(String((await request.bytes()).byteLength)),
     log: quietLogger(),
+    mistake: () => {},
     bodyMs: 5000,
     headersMs: 5000,
     idleMs: 60_000,
