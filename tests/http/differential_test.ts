@@ -1,6 +1,6 @@
 /**
  * Our listener (lib/http/serve.ts, `deno run`) against the one it replaces (Deno's own, `deno serve`):
- * the same echo app (tests/http/fixtures/echo_server.ts) behind each, and a corpus of about 130 raw
+ * the same echo app (tests/http/fixtures/echo_server.ts) behind each, and a corpus of about 140 raw
  * requests sent to both over TCP. For each request: did the app see it, and if both let it through, did
  * the app see the same method and target; for the connection cases, did the server close. Every
  * difference must be in {@link DIFFERENCES} with its reason; a difference that is not, or one listed
