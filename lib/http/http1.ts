@@ -12,7 +12,15 @@
  * checks each line as it ends, and refuses as soon as a limit is passed (the request line's length, the
  * head's size with any empty lines before it, the number of fields), not at the blank line.
  */
-import { methodRefusal, requestUrl, type TargetForm, targetForm } from "./http1_target.ts";
+import {
+  canonicalMethod,
+  methodRefusal,
+  ORIGIN,
+  originBytesKept,
+  requestUrl,
+  type TargetForm,
+  targetForm,
+} from "./http1_target.ts";
 
 /** Size limits of a request head and of a chunked body's framing. */
 export const HTTP1_LIMITS = {
@@ -68,6 +76,7 @@ export type HeadResult = { head: RequestHead } | { incomplete: true } | { refuse
 
 const CR = 13;
 const LF = 10;
+const SLASH = 47;
 const SP = 32;
 const HTAB = 9;
 const COLON = 58;
@@ -95,11 +104,12 @@ export class HeadParser {
   #scanned = 0;
   /** Where the line being read starts. */
   #lineStart = 0;
-  /** Where the header fields start (just past the request line), -1 until the request line has ended. */
-  #fields = -1;
-  #method = "";
-  #target = "";
-  #form: TargetForm | undefined;
+  /** Where the request line starts (after any empty lines), -1 until the request line has ended. */
+  #first = -1;
+  #methodEnd = 0;
+  #targetStart = 0;
+  #targetEnd = 0;
+  #form: TargetForm = ORIGIN;
   #minor: 0 | 1 = 1;
   /** Name start, name end, value start, value end of each header field. */
   #spans: number[] = [];
@@ -110,8 +120,7 @@ export class HeadParser {
   reset(): void {
     this.#scanned = 0;
     this.#lineStart = 0;
-    this.#fields = -1;
-    this.#form = undefined;
+    this.#first = -1;
     this.#spans.length = 0;
     this.#ascii = true;
   }
@@ -123,16 +132,19 @@ export class HeadParser {
    * pass a limit.
    */
   parse(buf: Uint8Array, start: number, end: number): HeadResult {
-    let i = start + this.#scanned;
+    const from = start + this.#scanned;
+    // One view of the bytes not looked at yet: a native search for each line end, never past `end`.
+    const unread = buf.subarray(from, end);
+    let i = from;
     while (i < end) {
-      let lf = i;
-      while (lf < end && buf[lf] !== LF) lf++;
-      if (lf === end) break;
+      const found = unread.indexOf(LF, i - from);
+      if (found === -1) break;
+      const lf = found + from;
       const lineStart = start + this.#lineStart;
       if (lf === lineStart || buf[lf - 1] !== CR) {
         return refuse(
           400,
-          this.#fields === -1 && lf === lineStart
+          this.#first === -1 && lf === lineStart
             ? "a bare LF before the request line"
             : "a bare LF in the head",
         );
@@ -143,17 +155,17 @@ export class HeadParser {
       this.#lineStart = i - start;
       this.#scanned = i - start;
       if (lineEnd === lineStart) {
-        if (this.#fields === -1) continue; // an empty line before the request line
+        if (this.#first === -1) continue; // an empty line before the request line
         return this.#finish(buf, start, i);
       }
-      const refused = this.#fields === -1
+      const refused = this.#first === -1
         ? this.#requestLine(buf, start, lineStart, lineEnd)
         : this.#field(buf, start, lineStart, lineEnd);
       if (refused) return refused;
     }
     this.#scanned = end - start;
     if (end - start > HTTP1_LIMITS.head) return refuse(431, "the request head is too large");
-    if (this.#fields === -1) {
+    if (this.#first === -1) {
       const lineStart = start + this.#lineStart;
       if (end - lineStart > HTTP1_LIMITS.requestLine) return refuse(414, "the request line is too long");
       if (end - lineStart >= 4 && !looksLikeRequestLine(buf, lineStart, Math.min(end, lineStart + 24))) {
@@ -185,17 +197,25 @@ export class HeadParser {
     const minor = buf[i + 7]! - 48;
     if (major === 2) return refuse(400, "HTTP/2 is not served here (no upgrade, no prior knowledge)");
     if (major !== 1 || minor > 1) return refuse(505, "only HTTP/1.0 and HTTP/1.1 are served");
-    const line = ascii(buf, from, targetEnd);
-    const method = line.slice(0, methodEnd - from);
-    const badMethod = methodRefusal(method);
-    if (badMethod) return { refused: badMethod };
-    const target = line.slice(targetStart - from);
-    const form = targetForm(target);
-    if ("reason" in form) return { refused: form };
-    this.#fields = cr + 2 - start;
-    this.#method = method;
-    this.#target = target;
-    this.#form = form;
+    // Checked as bytes: the head is decoded once, when it is whole.
+    if (!canonicalMethod(buf, from, methodEnd)) {
+      const refused = methodRefusal(ascii(buf, from, methodEnd));
+      if (refused) return { refused };
+    }
+    if (buf[targetStart] === SLASH) {
+      if (!originBytesKept(buf, targetStart, targetEnd)) {
+        return refuse(400, "a request target that a URL parser would change");
+      }
+      this.#form = ORIGIN;
+    } else {
+      const form = targetForm(ascii(buf, targetStart, targetEnd));
+      if ("reason" in form) return { refused: form };
+      this.#form = form;
+    }
+    this.#first = from - start;
+    this.#methodEnd = methodEnd - start;
+    this.#targetStart = targetStart - start;
+    this.#targetEnd = targetEnd - start;
     this.#minor = minor as 0 | 1;
     return undefined;
   }
@@ -232,10 +252,10 @@ export class HeadParser {
 
   /** The head, once its blank line has arrived (`headEnd` is just past it). */
   #finish(buf: Uint8Array, start: number, headEnd: number): { head: RequestHead } | { refused: Refusal } {
-    // The fields' bytes decoded once; each name and value is a slice of that text.
-    const from = start + this.#fields;
+    // The head decoded once; the method, the target, each name and value are slices of that text.
+    const from = start + this.#first;
     const text = this.#ascii ? ascii(buf, from, headEnd) : latin1(buf, from, headEnd);
-    const at = (n: number) => n - this.#fields;
+    const at = (n: number) => n - this.#first;
     const spans = this.#spans;
     const headers: [string, string][] = [];
     let host: string | undefined;
@@ -298,8 +318,8 @@ export class HeadParser {
       }
       expectContinue = minor === 1;
     }
-    const target = this.#target;
-    const form = this.#form!;
+    const target = text.slice(at(this.#targetStart), at(this.#targetEnd));
+    const form = this.#form;
     if (form.form === "absolute") {
       // RFC 9112 section 3.2.2: the target's authority, not the Host header, names the host.
       host = form.authority;
@@ -309,7 +329,7 @@ export class HeadParser {
     }
     return {
       head: {
-        method: this.#method,
+        method: text.slice(0, at(this.#methodEnd)),
         target,
         url: requestUrl(target, form, host),
         minor,

@@ -39,7 +39,7 @@ const QUESTION = 63;
 
 /**
  * Characters a URL parser changes in a path (escapes, or reads as a delimiter or `/`), by byte: `"`, `#`,
- * `<`, `>`, `\`, `` ` ``, `{`, `}`. Bytes outside `!`–`~` never get here (the request line refuses them).
+ * `<`, `>`, `\`, `` ` ``, `{`, `}`.
  */
 const CHANGED_IN_PATH = new Uint8Array(128);
 for (const c of '"#<>\\`{}') CHANGED_IN_PATH[c.charCodeAt(0)] = 1;
@@ -47,38 +47,43 @@ for (const c of '"#<>\\`{}') CHANGED_IN_PATH[c.charCodeAt(0)] = 1;
 const CHANGED_IN_QUERY = new Uint8Array(128);
 for (const c of "\"#<>'") CHANGED_IN_QUERY[c.charCodeAt(0)] = 1;
 
+const encoder = new TextEncoder();
+
 /**
  * Whether `target` is origin form (`/…`) that a WHATWG URL parser gives back unchanged: what the app
  * reads from `request.url` is then what was sent.
  */
 export function originFormKept(target: string): boolean {
-  if (target.charCodeAt(0) !== SLASH) return false;
-  const length = target.length;
-  let segmentStart = 1;
-  let i = 1;
-  for (; i <= length; i++) {
-    const c = i < length ? target.charCodeAt(i) : QUESTION;
+  const bytes = encoder.encode(target);
+  return originBytesKept(bytes, 0, bytes.byteLength);
+}
+
+/** {@link originFormKept} for the target at `buf[start, end)`, as the request line holds it. */
+export function originBytesKept(buf: Uint8Array, start: number, end: number): boolean {
+  if (buf[start] !== SLASH) return false;
+  let segmentStart = start + 1;
+  let i = start + 1;
+  for (; i <= end; i++) {
+    const c = i < end ? buf[i]! : QUESTION;
     if (c === SLASH || c === QUESTION) {
-      if (isDotSegment(target, segmentStart, i)) return false;
+      if (isDotSegment(buf, segmentStart, i)) return false;
       if (c === QUESTION) break;
       segmentStart = i + 1;
-    } else if (CHANGED_IN_PATH[c]) return false;
+    } else if (c <= 32 || c >= 127 || CHANGED_IN_PATH[c]) return false;
   }
-  for (i++; i < length; i++) {
-    if (CHANGED_IN_QUERY[target.charCodeAt(i)]) return false;
+  for (i++; i < end; i++) {
+    const c = buf[i]!;
+    if (c <= 32 || c >= 127 || CHANGED_IN_QUERY[c]) return false;
   }
   return true;
 }
 
-/** Whether `target[start, end)` is `.` or `..`, each dot maybe written `%2e` or `%2E` (WHATWG's dot segments). */
-function isDotSegment(target: string, start: number, end: number): boolean {
+/** Whether `buf[start, end)` is `.` or `..`, each dot maybe written `%2e` or `%2E` (WHATWG's dot segments). */
+function isDotSegment(buf: Uint8Array, start: number, end: number): boolean {
   let dots = 0;
   for (let i = start; i < end;) {
-    if (target.charCodeAt(i) === 46) i += 1;
-    else if (
-      target.charCodeAt(i) === 37 && target.charCodeAt(i + 1) === 50 &&
-      (target.charCodeAt(i + 2) | 32) === 101
-    ) i += 3;
+    if (buf[i] === 46) i += 1;
+    else if (i + 3 <= end && buf[i] === 37 && buf[i + 1] === 50 && (buf[i + 2]! | 32) === 101) i += 3;
     else return false;
     if (++dots > 2) return false;
   }
@@ -104,7 +109,8 @@ export function targetForm(target: string): TargetForm | Refusal {
   return { form: "absolute", scheme: scheme[1]!.toLowerCase() as "http" | "https", authority, path };
 }
 
-const ORIGIN: TargetForm = { form: "origin" };
+/** The form of every origin-form target. */
+export const ORIGIN: TargetForm = { form: "origin" };
 
 function refusal(reason: string): Refusal {
   return { status: 400, reason };
@@ -114,6 +120,19 @@ function refusal(reason: string): Refusal {
 const NORMALIZED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 /** The methods a web `Request` refuses to carry, in any case. */
 const FORBIDDEN = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/** The methods of {@link NORMALIZED} as bytes, for the check that needs no string. */
+const CANONICAL = [...NORMALIZED].map((m) => encoder.encode(m));
+
+/** Whether `buf[start, end)` is one of the methods a web `Request` keeps as they are (`GET`, `POST`, …). */
+export function canonicalMethod(buf: Uint8Array, start: number, end: number): boolean {
+  next: for (const method of CANONICAL) {
+    if (method.byteLength !== end - start) continue;
+    for (let i = 0; i < method.byteLength; i++) if (buf[start + i] !== method[i]) continue next;
+    return true;
+  }
+  return false;
+}
 
 /** Why `method` (a token, as sent) cannot reach the app unchanged, or undefined when it can. */
 export function methodRefusal(method: string): Refusal | undefined {

@@ -11,9 +11,13 @@
  * parser, events and two conversions (web ⇄ node) cost a third of a request (BENCHMARKS.md, issue 22).
  *
  * Framing is parsed strictly by lib/http/http1.ts; anything it refuses is answered (`400`, `414`,
- * `431`, `501`, `505`) and the connection closed. Deadlines: a request head must arrive within
- * `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head (both 30 s), and
- * a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed.
+ * `431`, `501`, `505`) and the connection closed. The app gets the method and target exactly as sent,
+ * or the request is refused (`400`, `501`) before it reaches the app: a web `Request` would resolve
+ * dot segments and upper-case `delete` (lib/http/http1_target.ts). Deadlines: a request head must arrive
+ * within `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head (both 30 s),
+ * and a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed. Clients' mistakes
+ * are logged at `debug` and counted (lib/http/client_mistakes.ts). `tests/http/differential_test.ts`
+ * holds this listener against Deno's own, difference by difference.
  */
 import type { Logger } from "../log.ts";
 import { BODY_TIMEOUT_MS } from "./body.ts";
