@@ -247,10 +247,14 @@ function fixed(value: number, digits = 2): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "—";
 }
 
-/** Each round's ratio of contender `i` to Deno's listener, then their median. */
-function ratioToDeno(samples: number[][], i: number): number {
-  const deno = contenders.indexOf(denoServe);
-  return median(samples[i]!.map((value, r) => value / samples[deno]![r]!));
+/** Each round's ratio of contender `i` to contender `j` (Deno's listener unless given), then their median. */
+function ratioToDeno(samples: number[][], i: number, j = contenders.indexOf(denoServe)): number {
+  return median(samples[i]!.map((value, r) => value / samples[j]![r]!));
+}
+
+/** With `--other`, a line that says this checkout's figure ÷ the other's (the median of each round's ratio). */
+function againstOther(what: string, samples: number[][]): string {
+  return OTHER ? `\n\nThis checkout ÷ ${OTHER}, ${what}: ${fixed(ratioToDeno(samples, 0, 2))}×.` : "";
 }
 
 const sections: string[] = [];
@@ -278,7 +282,7 @@ if (ONLY.has("drip")) {
             c,
             i,
           ) => [c.label, fixed(median(samples[i]!)), `${fixed(ratioToDeno(samples, i))}×`]),
-        ),
+        ) + againstOther("CPU per byte", samples),
     );
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
@@ -300,7 +304,7 @@ if (ONLY.has("idle")) {
           c,
           i,
         ) => [c.label, fixed(median(samples[i]!), 1), `${fixed(ratioToDeno(samples, i))}×`]),
-      ),
+      ) + againstOther("memory per idle connection", samples),
   );
 }
 
@@ -309,6 +313,7 @@ if (ONLY.has("throughput")) {
   try {
     for (const server of servers) await throughput(server, 4, 0.5);
     const rows: string[][] = [];
+    const others: string[] = [];
     for (const clients of CLIENTS) {
       const rps = contenders.map(() => [] as number[]);
       const cpu = contenders.map(() => [] as number[]);
@@ -320,6 +325,13 @@ if (ONLY.has("throughput")) {
         }
       }
       note(`throughput at ${clients}: ${rps.map((s) => fixed(median(s), 0)).join(" / ")} req/s`);
+      if (OTHER) {
+        others.push(
+          `${clients} clients: req/s ${fixed(ratioToDeno(rps, 0, 2))}×, CPU per request ${
+            fixed(ratioToDeno(cpu, 0, 2))
+          }×`,
+        );
+      }
       contenders.forEach((c, i) =>
         rows.push([
           String(clients),
@@ -337,7 +349,8 @@ if (ONLY.has("throughput")) {
         table(
           ["clients", "listener", "req/s (median)", "÷ Deno's", "server CPU µs/req", "÷ Deno's"],
           rows,
-        ),
+        ) +
+        (OTHER ? `\n\nThis checkout ÷ ${OTHER} (medians of each round's ratio): ${others.join("; ")}.` : ""),
     );
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
