@@ -21,6 +21,7 @@ import {
   type TargetForm,
   targetForm,
 } from "./http1_target.ts";
+import type { Refusal } from "./http1_refusal.ts";
 
 /** Size limits of a request head and of a chunked body's framing. */
 export const HTTP1_LIMITS = {
@@ -65,11 +66,7 @@ export interface RequestHead {
   size: number;
 }
 
-/** Why a request is refused, with the status to answer (the connection closes after it). */
-export interface Refusal {
-  status: number;
-  reason: string;
-}
+export type { Refusal } from "./http1_refusal.ts";
 
 /** The outcome of {@link HeadParser.parse}: a head, not enough bytes yet, or a refusal. */
 export type HeadResult = { head: RequestHead } | { incomplete: true } | { refused: Refusal };

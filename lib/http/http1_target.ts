@@ -24,7 +24,7 @@
  *   web `Request` cannot carry, are `501` too. Any other token (`PATCH`, `patch`, `PROPFIND`) reaches the
  *   app as sent.
  */
-import type { Refusal } from "./http1.ts";
+import type { Refusal } from "./http1_refusal.ts";
 
 /** How a request target names its resource. */
 export type TargetForm =
