@@ -270,13 +270,33 @@ export default {
 } satisfies Deno.ServeDefaultExport;
 
 // `import.meta.main` is also true under `deno serve`, which reads the default export only after this
-// module has finished evaluating and calls `onListen` before any timer fires. So: start at once when
-// the arguments or a compiled binary say `deno run`; otherwise wait one tick and start only if
-// `deno serve` has not taken over. On Deploy the platform always serves the default export.
+// module has finished evaluating and calls `onListen` before any timer fires. Under `deno run`, Deno
+// warns "did you mean to run deno serve?" once the main module has finished evaluating with a default
+// export that has `fetch`; a module still awaiting at its top level never finishes, so it never warns.
+// So: when the arguments, a compiled binary or the command line (Linux, where Deno lets us read it)
+// say `deno run`, serve at once and keep the module awaiting; otherwise wait one tick and start only
+// if `deno serve` has not taken over (and Deno warns). On Deploy the platform serves the default export.
 if (import.meta.main) {
-  if (Deno.args.includes("--stdio") || Deno.args.includes("--http") || Deno.build.standalone) {
-    await main(Deno.args);
-  } else if (!envFlag("DENO_DEPLOYMENT_ID")) {
+  const run = Deno.args.includes("--stdio") || Deno.args.includes("--http") || Deno.build.standalone;
+  const subcommand = run ? "run" : denoSubcommand();
+  if (subcommand === "run") await main(Deno.args);
+  else if (subcommand === undefined && !envFlag("DENO_DEPLOYMENT_ID")) {
     setTimeout(() => served.declarative || main(Deno.args), 0);
+  }
+}
+
+/**
+ * `run` or `serve`, as this process's command line says (`deno [flags] run …`), where it can be read
+ * without asking for a permission: on Linux, with every permission (Deno guards `/proc/self`).
+ */
+function denoSubcommand(): "run" | "serve" | undefined {
+  try {
+    if (Deno.permissions.querySync({ name: "read", path: "/proc/self/cmdline" }).state !== "granted") return;
+    const word = Deno.readTextFileSync("/proc/self/cmdline").split("\0").slice(1).find((w) =>
+      !w.startsWith("-")
+    );
+    return word === "run" || word === "serve" ? word : undefined;
+  } catch {
+    return undefined; // not Linux, or not every permission
   }
 }

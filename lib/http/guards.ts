@@ -148,15 +148,29 @@ export function hostSyntaxGuard(log: Logger): MiddlewareHandler {
   };
 }
 
-/** Hono middleware: 403 with a JSON-RPC error for a foreign `Host` or `Origin`. */
+/**
+ * Hono middleware: 403 with a JSON-RPC error for a foreign `Host` or `Origin`. The host judged is the
+ * `Host` header and, when it names another host, the request URL's: a request with an absolute-form
+ * target (`GET http://evil.example/mcp`) is for the target's host, whatever its `Host` header says (RFC
+ * 9112 section 3.2.2), and a listener builds the URL from the target then.
+ */
 export function hostOriginGuard(lists: AllowLists, log: Logger): MiddlewareHandler {
   return async (c, next) => {
-    const host = c.req.header("host") ?? hostOfUrl(c.req.url);
+    const header = c.req.header("host");
+    const url = c.req.url;
+    // The usual case, cheaply: the URL was built from the Host header (`http://` + Host + path).
+    const fromHeader = header !== undefined && url.startsWith("http://") && url.startsWith(header, 7) &&
+      url.charCodeAt(7 + header.length) === 47;
+    const target = fromHeader ? header : targetHostOf(url);
+    // Both must pass: the header, and the URL's host when it names another.
+    let refused: string | undefined;
+    if (header !== undefined && !hostAllowed(header, lists.hosts)) refused = header;
+    else if (!fromHeader && !hostAllowed(target, lists.hosts)) refused = target ?? "";
     const origin = c.req.header("origin");
-    if (!hostAllowed(host, lists.hosts)) {
-      log.warn("refused request: Host not allowed", { host, path: c.req.path });
+    if (refused !== undefined) {
+      log.warn("refused request: Host not allowed", { host: refused, path: c.req.path });
       return c.json(
-        errorReply(SERVER_ERROR, `Forbidden: Host "${host ?? ""}" is not allowed; list it in ALLOWED_HOSTS`),
+        errorReply(SERVER_ERROR, `Forbidden: Host "${refused}" is not allowed; list it in ALLOWED_HOSTS`),
         403,
       );
     }
@@ -175,6 +189,16 @@ export function hostOriginGuard(lists: AllowLists, log: Logger): MiddlewareHandl
 function hostOfUrl(url: string): string | undefined {
   try {
     return new URL(url).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host and port a request URL names, the port always written (`:80` when the URL omits it). */
+function targetHostOf(url: string): string | undefined {
+  try {
+    const { hostname, port, protocol } = new URL(url);
+    return hostname ? `${hostname}:${port || (protocol === "https:" ? "443" : "80")}` : undefined;
   } catch {
     return undefined;
   }

@@ -2,7 +2,8 @@
  * A request body still on the wire, for the listener of `deno run` (lib/http/http1_connection.ts):
  * what is left of it, taken from the connection's buffer as it arrives (length-framed or chunked).
  */
-import { ChunkedDecoder, type Refusal, type RequestHead } from "./http1.ts";
+import type { Refusal, RequestHead } from "./http1.ts";
+import { ChunkedDecoder } from "./http1_chunked.ts";
 
 /** The unread bytes of a connection, `buf[start, end)`, and how to mark some of them read. */
 export interface ReadBuffer {

@@ -3,10 +3,10 @@
  * (pipelined ones too), hands each to the app as a web `Request`, writes the answers, and keeps the
  * deadlines on heads, bodies and idle time that the server's sweep enforces.
  */
-import type { Logger } from "../log.ts";
+import type { LogFields, Logger } from "../log.ts";
 import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 import { BodySource, FramingError } from "./http1_body.ts";
-import { parseHead, type Refusal, type RequestHead } from "./http1.ts";
+import { HeadParser, type Refusal, type RequestHead } from "./http1.ts";
 import { pathOf, toRequest } from "./http1_request.ts";
 import {
   chunkOf,
@@ -21,6 +21,8 @@ import {
 export interface Settings {
   fetch: (request: Request) => Response | Promise<Response>;
   log: Logger;
+  /** A client's mistake, answered with `status` (lib/http/client_mistakes.ts: a debug line and a count). */
+  mistake(status: number, msg: string, fields?: LogFields): void;
   bodyMs: number;
   headersMs: number;
   idleMs: number;
@@ -33,8 +35,15 @@ type Waiting = "idle" | "head" | "body" | "nothing" | "linger";
 
 /** Buffered unread bytes past which the connection stops reading until they are consumed. */
 const HIGH_WATER = 64 * 1024;
-/** The smallest space a read is given. */
-const MIN_READ = 16 * 1024;
+/**
+ * The buffer a connection reads into when it has nothing unread, usually while it waits for its next
+ * request: most requests fit, and an idle connection holds no more than this.
+ */
+const SMALL_BUFFER = 4 * 1024;
+/** The space a read is given once the one before filled all it had (the client has more to send). */
+const LARGE_READ = 16 * 1024;
+/** The least space a read is given otherwise. */
+const MIN_READ = 1024;
 /** An unread body remainder up to this size is read and dropped to keep the connection; past it, closed. */
 const DRAIN_LIMIT = 64 * 1024;
 /** How long a closing connection reads (and drops) what the client still sends, so it gets the answer. */
@@ -45,7 +54,7 @@ const LAST_CHUNK = new TextEncoder().encode("0\r\n\r\n");
 
 /** One TCP connection: reads requests in order, answers each, keeps the deadlines. */
 export class Connection {
-  buf: Uint8Array<ArrayBuffer> = new Uint8Array(MIN_READ);
+  buf: Uint8Array<ArrayBuffer>;
   start = 0;
   end = 0;
   /** When the current wait fails (performance.now() time); Infinity when nothing is awaited. */
@@ -53,7 +62,12 @@ export class Connection {
   #waiting: Waiting = "idle";
   #conn: Deno.TcpConn;
   #settings: Settings;
+  #head = new HeadParser();
+  /** The buffer {@link SMALL_BUFFER} is about: kept for the connection's life, used whenever nothing is unread. */
+  #small: Uint8Array<ArrayBuffer> = new Uint8Array(SMALL_BUFFER);
   #reading = false;
+  /** Whether the last read filled all the space it was given. */
+  #full = false;
   /** The client sent its last byte (or the connection broke). */
   #eof = false;
   #closed = false;
@@ -73,6 +87,7 @@ export class Connection {
   constructor(conn: Deno.TcpConn, settings: Settings) {
     this.#conn = conn;
     this.#settings = settings;
+    this.buf = this.#small;
     // Once per connection, not per request (a system call each time).
     try {
       conn.setNoDelay(true);
@@ -117,7 +132,7 @@ export class Connection {
     this.deadline = Infinity;
     if (waiting === "idle" || waiting === "linger" || waiting === "nothing") return this.close();
     if (waiting === "head") {
-      this.#settings.log.debug("request head timed out; connection closed", {
+      this.#settings.mistake(408, "request head timed out; connection closed", {
         timeoutMs: this.#settings.headersMs,
       });
       return void this.#refuse(
@@ -127,7 +142,7 @@ export class Connection {
     }
     // waiting for a body: unless all of it is here, unread, the client stalled it.
     if (this.#source?.buffered(this)) return;
-    this.#settings.log.warn("request body timed out; connection closed", {
+    this.#settings.mistake(408, "request body timed out; connection closed", {
       path: pathOf(this.#target),
       timeoutMs: this.#settings.bodyMs,
     });
@@ -148,33 +163,53 @@ export class Connection {
     }
   }
 
-  /** Keeps one read outstanding while there is room: it brings pipelined requests and notices a client gone. */
+  /**
+   * Keeps one read outstanding while there is room: it brings pipelined requests and notices a client
+   * gone. A body still arriving whose last read filled its space is read in larger pieces; otherwise,
+   * with nothing unread, the read goes to the small buffer and a larger one is let go (an idle
+   * connection holds only the small one).
+   */
   #pump(): void {
     if (this.#reading || this.#eof || this.#closed) return;
     if (this.#drop) this.start = this.end = 0;
     const used = this.end - this.start;
     if (used >= HIGH_WATER) return;
-    if (used === 0) this.start = this.end = 0;
-    else if (this.buf.length - this.end < MIN_READ) {
-      const target = used + MIN_READ > this.buf.length
-        ? new Uint8Array(Math.max(this.buf.length * 2, used + MIN_READ))
-        : this.buf;
-      target.set(this.buf.subarray(this.start, this.end), 0);
-      this.buf = target;
+    const large = this.#full && this.#source !== undefined && !this.#source.done;
+    const want = large ? LARGE_READ : MIN_READ;
+    if (used === 0) {
+      this.start = this.end = 0;
+      if (!large) this.buf = this.#small;
+      else if (this.buf.length < want) this.buf = new Uint8Array(want);
+    } else if (this.buf.length - this.end < want) {
+      const size = used + want > this.buf.length
+        ? Math.max(this.buf.length * 2, used + want)
+        : this.buf.length;
+      if (size === this.buf.length) this.buf.copyWithin(0, this.start, this.end);
+      else {
+        const bigger = new Uint8Array(size);
+        bigger.set(this.buf.subarray(this.start, this.end), 0);
+        this.buf = bigger;
+      }
       this.start = 0;
       this.end = used;
     }
     this.#reading = true;
+    this.#full = false;
     this.#conn.read(this.buf.subarray(this.end)).then(this.#onRead, this.#onReadError);
   }
 
   #onRead = (n: number | null): void => {
     this.#reading = false;
     if (n === null) return this.#ended();
+    this.#full = this.end + n === this.buf.length;
     this.end += n;
     this.#wakeUp(true);
-    this.#pump();
+    // Read on once whoever waited has taken its bytes (its continuation runs first): with nothing left
+    // unread, the next read can go to the small buffer.
+    queueMicrotask(this.#pumpLater);
   };
+
+  #pumpLater = (): void => this.#pump();
 
   #onReadError = (): void => {
     this.#reading = false;
@@ -217,15 +252,18 @@ export class Connection {
 
   async #nextHead(): Promise<RequestHead | undefined> {
     this.#wait("idle", this.#settings.idleMs);
+    this.#head.reset();
     while (true) {
       if (this.start < this.end) {
-        const result = parseHead(this.buf, this.start, this.end);
+        const result = this.#head.parse(this.buf, this.start, this.end);
         if ("head" in result) {
           this.consume(result.head.size);
           return result.head;
         }
         if ("refused" in result) {
-          this.#settings.log.debug("http request refused", { ...result.refused });
+          this.#settings.mistake(result.refused.status, "http request refused", {
+            reason: result.refused.reason,
+          });
           await this.#refuse(result.refused.status, refusalText(result.refused));
           return undefined;
         }
@@ -257,6 +295,7 @@ export class Connection {
       }
     } catch (error) {
       if (!(error instanceof FramingError)) throw error;
+      this.#bodyRefused(error.refusal);
       await this.#refuse(error.refusal.status, refusalText(error.refusal));
       return false;
     }
@@ -304,6 +343,7 @@ export class Connection {
             chunk = source.take(this);
           } catch (error) {
             if (!(error instanceof FramingError)) throw error;
+            this.#bodyRefused(error.refusal);
             this.#clientGone();
             void this.#refuse(error.refusal.status, refusalText(error.refusal));
             return;
@@ -430,6 +470,14 @@ export class Connection {
       this.close();
       return false;
     }
+  }
+
+  /** Notes a body whose framing broke (a client's mistake). */
+  #bodyRefused(refusal: Refusal): void {
+    this.#settings.mistake(refusal.status, "request body refused; connection closed", {
+      reason: refusal.reason,
+      path: pathOf(this.#target),
+    });
   }
 
   /** Answers `status` with a JSON-RPC error body (unless an answer went out already) and closes. */

@@ -10,10 +10,10 @@ export function pathOf(target: string): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
-/** A simple `Host` (name or address, port): the URL can be built by concatenation. */
-const SIMPLE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** The web `Request` for `head`; undefined when none can be built (a method `fetch` forbids). */
+/**
+ * The web `Request` for `head`: its method and URL as sent (http1_target.ts refused what a `Request`
+ * would change); undefined when none can be built.
+ */
 export function toRequest(
   head: RequestHead,
   signal: AbortSignal,
@@ -28,24 +28,8 @@ export function toRequest(
     ...(hasBody ? { body, duplex: "half" } : {}),
   } as RequestInit;
   try {
-    return new Request(requestUrl(head), init);
+    return new Request(head.url, init);
   } catch {
     return undefined;
-  }
-}
-
-/**
- * The request's URL from its target and `Host`. A `Host` no URL can be built from (`::1`) gets a
- * placeholder: the app's guard refuses the request by its header (lib/http/guards.ts).
- */
-function requestUrl(head: RequestHead): string {
-  const { target, host } = head;
-  if (target.startsWith("/") && host !== undefined && SIMPLE_HOST.test(host)) {
-    return `http://${host}${target}`;
-  }
-  try {
-    return new URL(target, `http://${host ?? "localhost"}`).href;
-  } catch {
-    return new URL(target.startsWith("/") ? target : "/", "http://invalid.host").href;
   }
 }

@@ -11,12 +11,17 @@
  * parser, events and two conversions (web ⇄ node) cost a third of a request (BENCHMARKS.md, issue 22).
  *
  * Framing is parsed strictly by lib/http/http1.ts; anything it refuses is answered (`400`, `414`,
- * `431`, `501`, `505`) and the connection closed. Deadlines: a request head must arrive within
- * `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head (both 30 s), and
- * a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed.
+ * `431`, `501`, `505`) and the connection closed. The app gets the method and target exactly as sent,
+ * or the request is refused (`400`, `501`) before it reaches the app: a web `Request` would resolve
+ * dot segments and upper-case `delete` (lib/http/http1_target.ts). Deadlines: a request head must arrive
+ * within `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head (both 30 s),
+ * and a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed. Clients' mistakes
+ * are logged at `debug` and counted (lib/http/client_mistakes.ts). `tests/http/differential_test.ts`
+ * holds this listener against Deno's own, difference by difference.
  */
 import type { Logger } from "../log.ts";
 import { BODY_TIMEOUT_MS } from "./body.ts";
+import { MistakeTally } from "./client_mistakes.ts";
 import { Connection, type Settings } from "./http1_connection.ts";
 
 /** Options of {@link serveHttp}. */
@@ -70,6 +75,7 @@ class Server {
   #stopping = false;
   #sweeper: ReturnType<typeof setInterval>;
   #settings: Settings;
+  #tally: MistakeTally;
   #date = { line: "", second: -1 };
 
   constructor(listener: Deno.TcpListener, options: ServeOptions) {
@@ -77,9 +83,12 @@ class Server {
     const bodyMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
     const headersMs = options.headersTimeoutMs ?? BODY_TIMEOUT_MS;
     const idleMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+    const tally = new MistakeTally(options.log);
+    this.#tally = tally;
     this.#settings = {
       fetch: options.fetch,
       log: options.log,
+      mistake: (status, msg, fields) => tally.note(status, msg, fields),
       bodyMs,
       headersMs,
       idleMs,
@@ -136,6 +145,7 @@ class Server {
     for (const connection of this.#connections) {
       if (connection.deadline <= now) connection.expire();
     }
+    this.#tally.tick(now);
   }
 
   #dateLine(): string {

@@ -7,11 +7,13 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createApp } from "../../lib/http/app.ts";
 import { type HttpListener, serveHttp, type ServeOptions } from "../../lib/http/serve.ts";
+import { Connection } from "../../lib/http/http1_connection.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger, recordingLogger } from "../support/logs.ts";
 import { MCP_HEADERS } from "../support/http.ts";
 import { sleep } from "../support/time.ts";
+import { Raw, statuses } from "../support/raw_http.ts";
 import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const encoder = new TextEncoder();
@@ -19,83 +21,6 @@ type Fetch = ServeOptions["fetch"];
 
 async function listen(fetch: Fetch, options: Partial<ServeOptions> = {}): Promise<HttpListener> {
   return await serveHttp({ hostname: "127.0.0.1", port: 0, fetch, log: quietLogger(), ...options });
-}
-
-/** A raw client connection: writes bytes, reads what comes back. */
-class Raw {
-  text = "";
-  closed = false;
-  #conn: Deno.Conn;
-  #reading: Promise<void>;
-  #changed: (() => void) | undefined;
-
-  private constructor(conn: Deno.Conn) {
-    this.#conn = conn;
-    this.#reading = this.#read();
-  }
-
-  static async open(port: number): Promise<Raw> {
-    return new Raw(await Deno.connect({ hostname: "127.0.0.1", port }));
-  }
-
-  async write(data: string | Uint8Array): Promise<void> {
-    const bytes = typeof data === "string" ? encoder.encode(data) : data;
-    for (let at = 0; at < bytes.byteLength;) at += await this.#conn.write(bytes.subarray(at));
-  }
-
-  /** Waits until the text received matches `pattern` (or the server closes, or `ms` pass). */
-  async until(pattern: RegExp | ((text: string) => boolean), ms = 5000): Promise<string> {
-    const test = typeof pattern === "function" ? pattern : (text: string) => pattern.test(text);
-    const deadline = performance.now() + ms;
-    while (!test(this.text) && !this.closed && performance.now() < deadline) {
-      await Promise.race([
-        new Promise<void>((resolve) => (this.#changed = resolve)),
-        sleep(Math.max(1, deadline - performance.now())),
-      ]);
-    }
-    return this.text;
-  }
-
-  /** Waits for the server to close the connection; true when it did within `ms`. */
-  async closedWithin(ms = 5000): Promise<boolean> {
-    await this.until(() => false, ms);
-    return this.closed;
-  }
-
-  close(): void {
-    try {
-      this.#conn.close();
-    } catch {
-      // closed already
-    }
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    this.close();
-    await this.#reading;
-  }
-
-  async #read(): Promise<void> {
-    const decoder = new TextDecoder();
-    const buffer = new Uint8Array(64 * 1024);
-    try {
-      while (true) {
-        const n = await this.#conn.read(buffer);
-        if (n === null) break;
-        this.text += decoder.decode(buffer.subarray(0, n), { stream: true });
-        this.#changed?.();
-      }
-    } catch {
-      // closed by us, or reset
-    }
-    this.closed = true;
-    this.#changed?.();
-  }
-}
-
-/** The responses in `text`, split by their status lines. */
-function statuses(text: string): number[] {
-  return [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
 }
 
 /** An app that answers `METHOD path body` as text, counting its calls. */
@@ -541,3 +466,142 @@ async function disposable(
   const server = await listener;
   return Object.assign(server, { [Symbol.asyncDispose]: () => server.shutdown() });
 }
+
+Deno.test("the app sees the method and target as sent, or the listener answers 400 or 501 and the app sees nothing", async () => {
+  const seen: { method: string; url: string }[] = [];
+  await using server = await disposable(listen((request) => {
+    seen.push({ method: request.method, url: request.url });
+    return new Response("ok");
+  }));
+  const method = fc.oneof(
+    fc.stringMatching(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,7}$/),
+    fc.constantFrom("GET", "get", "Post", "DELETE", "delete", "PATCH", "patch", "TRACE", "options"),
+  );
+  const part = fc.oneof(
+    fc.constantFrom(
+      "a",
+      "/",
+      ".",
+      "..",
+      "%2e",
+      "%2E",
+      "?",
+      "=",
+      "&",
+      "%20",
+      "%2F",
+      "\\",
+      "#",
+      "'",
+      '"',
+      "{",
+      "~",
+    ),
+    fc.stringMatching(/^[!-~]{1,3}$/),
+  );
+  const target = fc.array(part, { maxLength: 10 }).map((parts) => `/${parts.join("")}`);
+  await fc.assert(
+    fc.asyncProperty(method, target, async (method, target) => {
+      seen.length = 0;
+      await using raw = await Raw.open(server.port);
+      await raw.write(`${method} ${target} HTTP/1.1\r\nHost: app.example\r\nConnection: close\r\n\r\n`);
+      assert.ok(await raw.closedWithin(), raw.text);
+      const [status] = statuses(raw.text);
+      if (status === 200) {
+        assert.equal(seen.length, 1);
+        assert.equal(seen[0]!.method, method);
+        assert.equal(seen[0]!.url, `http://app.example${target}`);
+        const url = new URL(seen[0]!.url);
+        assert.equal(
+          `${url.pathname}${url.search}`,
+          target.replace(/\?$/, ""),
+          "the URL parsed gives the target",
+        );
+      } else {
+        assert.ok(status === 400 || status === 501, raw.text);
+        assert.equal(seen.length, 0, "a refused request never reaches the app");
+      }
+    }),
+    { numRuns: fuzzRuns(80), seed: FUZZ_SEED },
+  );
+});
+
+Deno.test("a method a web Request would change is 501 and never reaches the app: a lower-case delete ends nothing", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  for (const method of ["delete", "Delete", "get", "TRACE"]) {
+    await using raw = await Raw.open(server.port);
+    await raw.write(`${method} /mcp HTTP/1.1\r\nHost: a\r\nMcp-Session-Id: s\r\n\r\n`);
+    assert.ok(await raw.closedWithin(), raw.text);
+    assert.deepEqual(statuses(raw.text), [501], raw.text);
+    assert.match(raw.text, /"message":"Not Implemented: /);
+  }
+  assert.equal(app.calls.length, 0);
+});
+
+Deno.test("an absolute-form target: the app's URL and Host header are the target's, not the Host sent", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  await using raw = await Raw.open(server.port);
+  await raw.write("GET http://evil.example/mcp?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  assert.ok(await raw.closedWithin(), raw.text);
+  assert.deepEqual(statuses(raw.text), [200]);
+  assert.equal(app.calls[0]!.url, "http://evil.example/mcp?x=1");
+  assert.equal(app.calls[0]!.headers.get("host"), "evil.example");
+});
+
+Deno.test("HTTP/1.0 with Connection: close, keep-alive closes after its answer (close wins)", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  await using raw = await Raw.open(server.port);
+  await raw.write("GET /a HTTP/1.0\r\nConnection: close, keep-alive\r\n\r\n");
+  assert.ok(await raw.closedWithin(2000), `still open: ${raw.text}`);
+  assert.match(raw.text, /^HTTP\/1\.1 200 [^]*connection: close\r\n/i);
+});
+
+Deno.test("empty lines before a request count against the head limit: 35,000 are 431 at once, not held to the deadline", async () => {
+  const app = echo();
+  await using server = await disposable(listen(app.fetch));
+  await using raw = await Raw.open(server.port);
+  const started = performance.now();
+  await raw.write("\r\n".repeat(35_000)).catch(() => {});
+  assert.ok(await raw.closedWithin(5000), "still open");
+  assert.ok(performance.now() - started < 5000);
+  assert.deepEqual(statuses(raw.text), [431], raw.text);
+  assert.equal(app.calls.length, 0);
+});
+
+Deno.test("an idle keep-alive connection holds a small read buffer, whatever its last request was", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const client = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
+  const connection = new Connection(await listener.accept(), {
+    fetch: async (request) => new Response(String((await request.bytes()).byteLength)),
+    log: quietLogger(),
+    mistake: () => {},
+    bodyMs: 5000,
+    headersMs: 5000,
+    idleMs: 60_000,
+    date: () => "",
+  });
+  const served = connection.serve();
+  try {
+    await using raw = await Raw.attach(client);
+    const body = "x".repeat(200_000);
+    await raw.write(`POST /large HTTP/1.1\r\nHost: a\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await raw.until(/\r\n\r\n200000$/);
+    assert.ok(
+      connection.buf.byteLength <= 4096,
+      `${connection.buf.byteLength} bytes held after a large body`,
+    );
+    await raw.write("GET /small HTTP/1.1\r\nHost: a\r\n\r\n");
+    await raw.until(/\r\n\r\n0$/);
+    assert.ok(
+      connection.buf.byteLength <= 4096,
+      `${connection.buf.byteLength} bytes held after a small request`,
+    );
+  } finally {
+    connection.close();
+    await served;
+    listener.close();
+  }
+});

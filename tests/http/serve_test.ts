@@ -5,8 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { ok } from "../support/harness.ts";
+import { serverEnv } from "../support/env.ts";
+import { CONFIG, ROOT } from "../support/paths.ts";
 import { freePort } from "../support/processes.ts";
-import { mainArgs, runToEnd, serveArgs, spawnServer } from "../support/server_process.ts";
+import { mainArgs, runToEnd, serveArgs, spawnServer, startHttpProcess } from "../support/server_process.ts";
 import { connectHttp } from "../support/http.ts";
 
 /** Sends a hand-written HTTP/1.1 request to 127.0.0.1 and returns the response's status code. */
@@ -50,12 +52,46 @@ Deno.test("deno serve main.ts serves MCP through the default export, with one li
     const listed = await handle.client.listTools();
     assert.ok(listed.tools.length > 0);
     assert.ok(await refused(otherPort), "main() also listened on PORT");
+    // Deno's listener builds the URL from an absolute-form target and keeps the Host sent: the guard
+    // judges the target's host (tests/http/absolute_form_guard_test.ts).
+    const foreign =
+      `GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`;
+    assert.equal(await rawStatus(server.port, foreign), 403);
   } finally {
     const { stderr } = await server.stop();
     const listening = stderr.split("\n").filter((line) => line.includes('"serving http"'));
     assert.equal(listening.length, 1, stderr);
     assert.match(listening[0]!, new RegExp(`127\\.0\\.0\\.1:${server.port}/mcp`));
   }
+});
+
+/** Deno's own warning for a `deno run` of a module whose default export has `fetch`. */
+const SERVE_WARNING = /did you mean to run "deno serve"/;
+
+Deno.test('deno task start prints no "did you mean deno serve" warning, and serves', async () => {
+  const tasks = JSON.parse(await Deno.readTextFile(CONFIG)).tasks as Record<string, string>;
+  const [deno, ...args] = tasks.start!.split(/\s+/);
+  assert.equal(deno, "deno");
+  const port = freePort();
+  const server = await startHttpProcess(
+    { command: Deno.execPath(), args, cwd: ROOT, env: serverEnv({ PORT: String(port) }) },
+    { port },
+  );
+  const { stderr } = await server.stop();
+  assert.match(stderr, /"serving http"/);
+  assert.doesNotMatch(stderr, SERVE_WARNING, stderr);
+});
+
+Deno.test({
+  name:
+    "deno run -A main.ts without --http serves without the warning where the command line can be read (Linux)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const server = await spawnServer();
+    const { stderr } = await server.stop();
+    assert.match(stderr, /"serving http"/);
+    assert.doesNotMatch(stderr, SERVE_WARNING, stderr);
+  },
 });
 
 Deno.test("deno serve exits on SIGTERM while a client is still connected", async () => {
