@@ -27,7 +27,7 @@ import { createDashboard } from "../dashboard/server/routes.ts";
 import { type McpScope, type McpScopeVariables, requireMcpCredential } from "./require_credential.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
-import { ConnectionPool } from "./connections.ts";
+import { ConnectionPool } from "../mcp/connections.ts";
 import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */

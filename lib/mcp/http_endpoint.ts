@@ -7,7 +7,7 @@
  *   {@link ResourceWatch}). Stateless: any process sharing the store answers any request.
  * - Handshake-era requests, told apart by the SDK's `isLegacyRequest`, keep their sessions: a pool
  *   of the SDK's `WebStandardStreamableHTTPServerTransport` keyed by `Mcp-Session-Id`, bound to the
- *   credential, access and namespace that opened it (lib/http/connections.ts); with `STATELESS=1`
+ *   credential, access and namespace that opened it (lib/mcp/connections.ts); with `STATELESS=1`
  *   the SDK's stateless fallback answers each request alone.
  *
  * A listen stream counts in the caller's fair share of event streams (it is refused, or the
@@ -17,7 +17,7 @@
 import type { Credential } from "../auth/credential.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import type { ConnectionPool } from "../http/connections.ts";
+import type { ConnectionPool } from "./connections.ts";
 import { errorReply, SERVER_ERROR, SESSION_NOT_FOUND } from "./rpc_errors.ts";
 import { type ResourceEvent, ResourceWatch } from "./resource_watch.ts";
 import type { Era } from "./server.ts";

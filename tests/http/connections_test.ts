@@ -7,7 +7,7 @@ import type { Hono } from "hono";
 import { connectHttp, ENDPOINT, makeApp, openRawConnection, post, send, viaApp } from "../support/http.ts";
 import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
-import { ConnectionPool } from "../../lib/http/connections.ts";
+import { ConnectionPool } from "../../lib/mcp/connections.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../../lib/mcp/sdk.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";

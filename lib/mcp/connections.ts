@@ -13,7 +13,7 @@
 import { admission } from "../auth/fair_share.ts";
 import type { Credential } from "../auth/credential.ts";
 import type { Logger } from "../log.ts";
-import type { Server, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+import type { Server, WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 
 /** One live connection: its transport, the MCP server connected to it, and the namespace it works in. */
 export interface Connection {
