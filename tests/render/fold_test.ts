@@ -98,7 +98,9 @@ Deno.test("foldTree keeps a 10,000-task tree to a few hundred rows", () => {
   const ms = performance.now() - started;
   assert.ok(rows.length <= 10 + SIBLING_WINDOW + 2, `${rows.length} rows`);
   assert.ok(rows.some((r) => r.kind === "task" && r.id === "r4-500" && r.active));
-  assert.ok(ms < 200, `folding took ${ms} ms`);
+  // Its speed is the benchmarks' (BENCHMARKS.md "Dashboard"); this only catches a fold that walks the
+  // tree over and over (seconds), with room for a loaded machine (it took 200 ms under CI's load).
+  assert.ok(ms < 2000, `folding took ${ms} ms`);
 });
 
 Deno.test("childRows pages through a range of subtasks and leaves the rest as one more row", () => {
