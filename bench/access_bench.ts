@@ -1,5 +1,5 @@
 /**
- * What access checks cost per request (`deno task bench:access`; README "Hosting for a team").
+ * What access checks cost per request (`deno task bench:access`; docs/hosting.md "Hosting for a team").
  * Four apps over the same kind of store, each with one open MCP connection, take turns in rounds so
  * all meet the same machine load: no access control, `AUTH_TOKEN`, a tokens file (20 hashed
  * entries, the token the last one), and OAuth (a JWT from a real authorization server,

@@ -1,5 +1,5 @@
 /**
- * What history costs (`deno task bench:history`; README "History and undo"). Two stdio servers per
+ * What history costs (`deno task bench:history`; docs/history.md). Two stdio servers per
  * store and size, one with history (`HISTORY_SIZE=100`) and one without (`HISTORY_SIZE=0`), over the
  * same session (the JSON file preloaded, memory and KV filled by createTask calls), take turns: each
  * round times one updateTask (a one-task change) on each, so both meet the same machine load. Then

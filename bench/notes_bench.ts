@@ -1,6 +1,5 @@
 /**
- * Notes and the context a start hands over, measured (issue 30; README "Context that travels with the
- * work"). On its own, not part of `deno task bench`:
+ * Notes and the context a start hands over, measured (issue 30; docs/teams.md "Context that travels with the work"). On its own, not part of `deno task bench`:
  *
  *   deno task bench:notes [--write] [--quick]      (deno run -A bench/notes_bench.ts)
  *

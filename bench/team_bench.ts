@@ -1,5 +1,5 @@
 /**
- * Teams of agents, measured (issue 21; README "Teams of agents"). Part 6 of `deno task bench`, and
+ * Teams of agents, measured (issue 21; docs/teams.md). Part 6 of `deno task bench`, and
  * on its own:
  *
  *   deno run -A bench/team_bench.ts [--write] [--quick] [--baseline=DIR]

@@ -13,7 +13,7 @@ export const TOOL_GROUPS = ["tasks", "checklist", "works", "progress", "history"
 export type ToolGroup = typeof TOOL_GROUPS[number];
 
 /**
- * The defaults of the settings that have one (README "Configuration"); every user reads them here.
+ * The defaults of the settings that have one (docs/configuration.md); every user reads them here.
  */
 export const DEFAULTS = {
   port: 8585,
@@ -29,9 +29,9 @@ export const DEFAULTS = {
   storeCloseMs: 1_000,
   /** Minutes before an idle HTTP MCP connection is closed. */
   connectionIdleMinutes: 30,
-  /** Changes kept per session for `task_history` / `restore_tasks` (README "History and undo"). */
+  /** Changes kept per session for `task_history` / `restore_tasks` (docs/history.md). */
   historySize: 100,
-  /** The namespace a stdio server works in (README "Namespaces"). */
+  /** The namespace a stdio server works in (docs/namespaces.md). */
   namespace: DEFAULT_NAMESPACE,
   /** The OAuth token claim whose value is the caller's namespace (`OAUTH_NAMESPACE_CLAIM`). */
   oauthNamespaceClaim: "sub",
@@ -77,7 +77,7 @@ const ConfigSchema = z.object({
   connectionIdleMinutes: z.coerce.number().min(1).max(24 * 60).default(DEFAULTS.connectionIdleMinutes),
   historySize: z.coerce.number().int().min(0).max(10_000).default(DEFAULTS.historySize),
   namespace: NamespaceSchema.default(DEFAULTS.namespace),
-  /** The agent that calls without `agent` act as (README "Teams of agents"); unset: the anonymous agent. */
+  /** The agent that calls without `agent` act as (docs/teams.md); unset: the anonymous agent. */
   agent: AgentSchema.optional(),
 });
 

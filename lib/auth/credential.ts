@@ -1,5 +1,5 @@
 /**
- * Who a request comes from: the credential every access rule reads (README "Hosting for a team"),
+ * Who a request comes from: the credential every access rule reads (docs/hosting.md "Hosting for a team"),
  * and the constant-time comparison of secrets. Pure: no Hono, no SDK.
  */
 import { sha256 as sha256Bytes } from "@noble/hashes/sha2";

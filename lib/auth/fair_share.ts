@@ -1,5 +1,5 @@
 /**
- * Fair shares of a capped resource (README "Hosting for a team"): the live MCP connections
+ * Fair shares of a capped resource (docs/hosting.md "Hosting for a team"): the live MCP connections
  * (`MAX_SESSIONS`) and the dashboard's event streams are shared among credentials so that no
  * credential can close or lock out another's.
  *

@@ -1,5 +1,5 @@
 /**
- * Ending what a revoked credential opened (README "Hosting for a team"): removing a token from the
+ * Ending what a revoked credential opened (docs/hosting.md "Hosting for a team"): removing a token from the
  * tokens file ends its open dashboard event streams and its MCP connections (and with them their
  * streams) within 2 seconds, though no request of it arrives. Requests need no help: each is checked
  * against the file anyway.

@@ -1,4 +1,4 @@
-/** The stable error codes a client can branch on (README "Tools"; docs/requirements.md C1). */
+/** The stable error codes a client can branch on (docs/tools.md; docs/requirements.md C1). */
 export const ERROR_CODES = [
   "INVALID_INPUT",
   "NOT_FOUND",

@@ -1,5 +1,5 @@
 /**
- * A session's history (README "History and undo"): what each change did, recorded from the tree's
+ * A session's history (docs/history.md): what each change did, recorded from the tree's
  * journal as a compact delta, and restores computed by replaying deltas backwards from the current tree.
  *
  * A delta names, for every task a change touched, what it was just before the change: its own fields
@@ -64,7 +64,7 @@ export interface TreeUpdate<T> {
   revision: number;
 }
 
-/** How a change is recorded in the session's history (README "History and undo"). */
+/** How a change is recorded in the session's history (docs/history.md). */
 export interface TreeChangeOptions {
   /** The tool that made the change, shown by `task_history`. */
   tool: string;
@@ -123,7 +123,7 @@ export function recordChange(tree: TaskTree, changes: TreeChanges): Delta {
 
 /**
  * Whether the transaction renewed a lease: a claim whose `expires_at` alone changed. Such a change
- * adds no revision and no history entry, but a store must still write it (README "Teams of agents").
+ * adds no revision and no history entry, but a store must still write it (docs/teams.md).
  */
 export function leaseRenewed(tree: TaskTree, changes: TreeChanges): boolean {
   for (const [id, before] of changes.fieldsBefore) {

@@ -1,5 +1,5 @@
 /**
- * The documented limits (README "Limits"). Exceeding one is `LIMIT_EXCEEDED` and changes nothing.
+ * The documented limits (docs/troubleshooting.md "Limits"). Exceeding one is `LIMIT_EXCEEDED` and changes nothing.
  *
  * They keep one tree small enough to answer fast and one stored value small enough for every store
  * (a Deno KV value is at most 64 KiB). Each is written here once. The tree's shape limits are
@@ -8,7 +8,7 @@
  */
 import { fail } from "./errors.ts";
 
-/** The limits; README "Limits" lists them. */
+/** The limits; docs/troubleshooting.md "Limits" lists them. */
 export const LIMITS = {
   sessionIdLength: 100,
   taskIdLength: 64,

@@ -3,7 +3,7 @@
  * Plain constants with no imports, so the browser bundles can use them without zod.
  */
 
-/** The namespace that holds everything stored before namespaces existed (README "Namespaces"). */
+/** The namespace that holds everything stored before namespaces existed (docs/namespaces.md). */
 export const DEFAULT_NAMESPACE = "default";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Context that travels with the work (README "Context that travels with the work"): notes on tasks,
+ * Context that travels with the work (docs/teams.md "Context that travels with the work"): notes on tasks,
  * and the `context` a start or claim that takes a leaf hands its agent: the blockers' resolutions and
  * last notes, the stale holder's notes on a takeover, the leaf's own notes, cut to stay small.
  *
@@ -23,7 +23,7 @@ import {
 import { subtree, type TaskTree } from "./task_tree.ts";
 import { type Actor, blockersOf } from "./team.ts";
 
-/** The sizes of a context (README "Context that travels with the work"). */
+/** The sizes of a context (docs/teams.md "Context that travels with the work"). */
 export const CONTEXT = {
   /** Characters of one text (a note, a resolution); a longer one is cut to this, ending `…`. */
   textLength: 500,

@@ -2,7 +2,7 @@
  * Schemas for objects keyed by what users chose (session ids, projects, JSON keys in a progress
  * document), which keep every key: zod's `z.record` and `z.json` drop a key named `__proto__`, and a
  * plain `obj[key] = value` would set the prototype instead of a property. Every key accepted is
- * stored and read back like any other (README "Limits").
+ * stored and read back like any other (docs/troubleshooting.md "Limits").
  */
 import { z } from "zod";
 

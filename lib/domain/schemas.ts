@@ -20,7 +20,7 @@ export { DEFAULT_NAMESPACE, DEFAULT_SESSION } from "./names.ts";
 /** What a namespace name is, in words (error messages). */
 export const NAMESPACE_RULE = "a namespace name is 1-64 characters of A-Z a-z 0-9 . _ -";
 
-/** A namespace name: 1–64 characters of `A–Z a–z 0–9 . _ -` (README "Namespaces"). */
+/** A namespace name: 1–64 characters of `A–Z a–z 0–9 . _ -` (docs/namespaces.md). */
 export const NamespaceSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, NAMESPACE_RULE).describe(
   "Namespace name",
 );
@@ -39,7 +39,7 @@ export const TaskIdSchema = z.string().min(1).max(LIMITS.taskIdLength).regex(
 /** What an agent name is, in words (error messages). */
 export const AGENT_RULE = "an agent name is 1-64 characters of A-Z a-z 0-9 . _ -";
 
-/** An agent's name (README "Teams of agents"): 1–64 characters of `A–Z a–z 0–9 . _ -`. */
+/** An agent's name (docs/teams.md): 1–64 characters of `A–Z a–z 0–9 . _ -`. */
 export const AgentSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, AGENT_RULE);
 
 /** Whether `name` is a valid agent name (see {@link AgentSchema}). */
@@ -65,7 +65,7 @@ export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
 /** What the anonymous agent is called in a note: not a valid agent name, so no named agent can take it. */
 export const ANONYMOUS_NOTE_AGENT = "(anonymous)";
 
-/** A note's text as an agent sends it: 1–2,000 characters after trimming (README "Context that travels"). */
+/** A note's text as an agent sends it: 1–2,000 characters after trimming (docs/teams.md "Context that travels with the work"). */
 export const NoteTextSchema = z.string().trim().min(1).max(LIMITS.noteLength);
 
 /**
@@ -189,8 +189,7 @@ export const ContextBlockerSchema = z.object({
 export type ContextBlocker = z.infer<typeof ContextBlockerSchema>;
 
 /**
- * What a start or claim that takes a leaf hands the agent (README "Context that travels with the
- * work"): its blockers' resolutions and last notes, the stale holder's notes on a takeover, the
+ * What a start or claim that takes a leaf hands the agent (docs/teams.md "Context that travels with the work"): its blockers' resolutions and last notes, the stale holder's notes on a takeover, the
  * leaf's own notes; `dropped` counts what was left out to stay small (getTask has it).
  */
 export const TakeContextSchema = z.object({
@@ -240,7 +239,7 @@ export const ClaimResultSchema = z.looseObject({
 /** See {@link ClaimResultSchema}. */
 export type ClaimResult = z.infer<typeof ClaimResultSchema> & Partial<Omit<StartResult, "task" | "message">>;
 
-/** A lease in seconds (`lease_seconds`, README "Teams of agents"). */
+/** A lease in seconds (`lease_seconds`, docs/teams.md). */
 export const LeaseSecondsSchema = z.number().int().min(1).max(86_400);
 
 /** What completeTask answers (R3.7–R3.16). */

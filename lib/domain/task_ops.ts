@@ -304,7 +304,7 @@ function putBack(tree: TaskTree, leaf: Task): void {
 }
 
 /**
- * Claims work for a named agent (README "Teams of agents"): renews the lease of the leaf it holds
+ * Claims work for a named agent (docs/teams.md): renews the lease of the leaf it holds
  * (a heartbeat; no new revision), else starts the first ready leaf in tree order under `id` (the
  * whole session without it) as {@link startTask} does. Nothing ready is an answer, not an error.
  */

@@ -1,5 +1,5 @@
 /**
- * The rules of teams of agents (README "Teams of agents"), beside the tree rules of task_ops.ts:
+ * The rules of teams of agents (docs/teams.md), beside the tree rules of task_ops.ts:
  * who holds a leaf, whether a claim is live, the order rule under parallel parents, blockers (own
  * and inherited), the `blocked_by` graph, the ready leaves, and the `CLAIMED` guard.
  *

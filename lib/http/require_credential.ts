@@ -1,5 +1,5 @@
 /**
- * Access to `/mcp` and `/mcp/NAME` (README "Hosting for a team"): who the caller is, and which
+ * Access to `/mcp` and `/mcp/NAME` (docs/hosting.md "Hosting for a team"): who the caller is, and which
  * namespace the request works in.
  *
  * With access control on, a request without a valid credential gets `401` with the authenticator's

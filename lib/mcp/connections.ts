@@ -19,7 +19,7 @@ import type { Server, WebStandardStreamableHTTPServerTransport } from "./sdk.ts"
 export interface Connection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
-  /** The namespace the connection was opened in (README "Namespaces"); it never changes. */
+  /** The namespace the connection was opened in (docs/namespaces.md); it never changes. */
   namespace: string;
   /**
    * Who opened it (credential, access and namespace; lib/http/app.ts): when given, only requests

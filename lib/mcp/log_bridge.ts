@@ -3,7 +3,7 @@
  * request's client as a `notifications/message` on the request's own response stream, so it reaches
  * the client that caused it and no other, and needs no standalone stream.
  *
- * Which records go depends on the era (README "Logs to the client"):
+ * Which records go depends on the era (docs/protocol.md "Logs to the client"):
  * - 2026-07-28: only when the request's `_meta` asks for a level (`io.modelcontextprotocol/logLevel`),
  *   at or above it; a request that asks for none gets none.
  * - The handshake era: at or above the level the connection chose with `logging/setLevel`; before

@@ -68,7 +68,7 @@ export type Era = "legacy" | "modern";
 /** Options of {@link createServer}. */
 export interface ServerOptions {
   store: Store;
-  /** The namespace the server works in (README "Namespaces"); `default` when absent. */
+  /** The namespace the server works in (docs/namespaces.md); `default` when absent. */
   namespace?: string;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
@@ -76,7 +76,7 @@ export interface ServerOptions {
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;
   /**
-   * The caller's access (README "Hosting for a team"): `read` lists only the read-only tools, and a
+   * The caller's access (docs/hosting.md "Hosting for a team"): `read` lists only the read-only tools, and a
    * call to a changing tool is refused with `FORBIDDEN` before it runs. `write` by default.
    */
   access?: "read" | "write";

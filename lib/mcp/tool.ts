@@ -133,7 +133,7 @@ type JsonSchema = Record<string, unknown>;
 /**
  * A nested schema reduced to what the listing can afford: its type (a union's types), an array's
  * item type, and for an object the fields it always has (their types and the optional fields are in
- * the README).
+ * docs/tools.md).
  */
 function typed(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
   const s = typeof schema.$ref === "string" ? defs[schema.$ref.split("/").pop()!] ?? {} : schema;

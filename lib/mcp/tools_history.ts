@@ -1,5 +1,5 @@
 /**
- * Tool group `history` (README "History and undo"): a session's revisions, and restoring one.
+ * Tool group `history` (docs/history.md): a session's revisions, and restoring one.
  * `domain/history.ts` decides what a restore does; the store keeps the entries.
  */
 import { z } from "zod";

@@ -3,7 +3,7 @@
  * folded part when it is opened. A big tree never turns into all its rows at once.
  *
  * Unfolded: every task on the path from a root to the task in progress (or, with none in progress,
- * to the next task), the paths to the leaves agents hold (README "Teams of agents"), and the tasks
+ * to the next task), the paths to the leaves agents hold (docs/teams.md), and the tasks
  * named in `open`. Everything else with subtasks is folded and
  * shows its counts. Of a long list of siblings only a window is shown ({@link SIBLING_WINDOW}, around
  * the one on the path); the rest become "more" rows that load in pages ({@link PAGE_ROWS}).

@@ -13,7 +13,7 @@ import { TaskStatusSchema } from "../domain/schemas.ts";
 export const AGENTS_SHOWN = 20;
 
 /**
- * Who holds a leaf in progress and until when (README "Teams of agents"). Whether the lease is live
+ * Who holds a leaf in progress and until when (docs/teams.md). Whether the lease is live
  * is judged by the viewer's clock when drawn (text.ts `leaseLive`), never stored here.
  */
 export const HolderSchema = z.object({ agent: z.string(), expires_at: z.string() });
@@ -93,7 +93,7 @@ export type Rule = z.infer<typeof RuleSchema>;
 /** Notes of the dashboard's session: the latest ones shown; the rest are counted (getTask has them). */
 export const NOTES_SHOWN = 20;
 
-/** A note on a task as the dashboard shows it (README "Context that travels with the work"): text, never markup. */
+/** A note on a task as the dashboard shows it (docs/teams.md "Context that travels with the work"): text, never markup. */
 export const TaskNoteSchema = z.object({ agent: z.string(), at: z.string(), text: z.string() });
 /** See {@link TaskNoteSchema}. */
 export type TaskNote = z.infer<typeof TaskNoteSchema>;

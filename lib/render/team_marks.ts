@@ -1,5 +1,5 @@
 /**
- * Who holds what, for the views (README "Teams of agents"): the leaves agents hold, and the
+ * Who holds what, for the views (docs/teams.md): the leaves agents hold, and the
  * unfinished tasks a task waits for (lib/domain/team.ts decides which). Pure. Whether a lease is live
  * depends on the viewer's clock and is decided when drawn (text.ts `leaseLive`).
  */

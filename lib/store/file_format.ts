@@ -1,6 +1,6 @@
 /**
  * The store's file format: the JSON document the file store writes and `deno task export` prints
- * (README "Namespaces", "History and undo"), how a stored file is validated, read into a
+ * (docs/namespaces.md, "History and undo"), how a stored file is validated, read into a
  * {@link StoreState} and written back. The in-memory state itself is state.ts.
  */
 import { z } from "zod";
@@ -15,8 +15,7 @@ import { type SpaceState, StoreState } from "./state.ts";
 
 /**
  * One namespace's data in a document: every session's roots (R4.6), the work entries, the progress
- * documents, and `history`, each session's revision and history entries (README "History and
- * undo"; exports leave it out). Every key is kept, `__proto__` included (own_keys.ts).
+ * documents, and `history`, each session's revision and history entries (docs/history.md; exports leave it out). Every key is kept, `__proto__` included (own_keys.ts).
  */
 export const SpaceDocumentSchema = z.object({
   sessions: ownRecord(SessionIdSchema, z.array(TaskSchema)),

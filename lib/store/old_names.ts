@@ -1,5 +1,5 @@
 /**
- * Names an older version stored with a lone surrogate (README "Names from older versions"). Such a
+ * Names an older version stored with a lone surrogate (docs/troubleshooting.md "Names from older versions"). Such a
  * string is no longer accepted from agents; a store that holds one still loads, lists and exports:
  * every string is read well-formed, each lone surrogate replaced by U+FFFD (what Deno KV's UTF-8 keys
  * made of it anyway), and a name that then meets another one (two session ids, projects or object

@@ -1,7 +1,7 @@
 /**
  * The whole store as plain in-memory state, with undoable changes. The memory store is this state;
  * the JSON file store loads it from and writes it to its file (the format is file_format.ts).
- * A {@link StoreState} holds one {@link SpaceState} per namespace (README "Namespaces").
+ * A {@link StoreState} holds one {@link SpaceState} per namespace (docs/namespaces.md).
  */
 import {
   type HistoryContext,

@@ -1,5 +1,5 @@
 /**
- * The one store interface behind every tool: namespaces (README "Namespaces"), each a {@link Space}
+ * The one store interface behind every tool: namespaces (docs/namespaces.md), each a {@link Space}
  * with its task trees per session, its work-info entries and its progress documents. Memory, JSON
  * file and Deno KV implement it and pass the same contract tests.
  *

@@ -3,7 +3,7 @@
  * input"): a session id or project with a lone surrogate cannot be written any more, but an older
  * JSON file can still hold one. Such a name has no URI and no link (`encodeURIComponent` throws, a
  * URL turns it into U+FFFD, which names another session), so lists that link to names leave it out
- * and say so in the log, once per store and name. README "Hostile input" says how to repair it.
+ * and say so in the log, once per store and name. docs/troubleshooting.md "What you see when things go wrong" says how to repair it.
  */
 import { isWellFormed } from "../domain/unicode.ts";
 import type { Logger } from "../log.ts";

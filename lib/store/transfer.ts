@@ -59,7 +59,7 @@ export function parseImport(text: string): ParsedImport {
   } catch (error) {
     fail("INVALID_INPUT", `The document is not valid JSON: ${(error as Error).message}.`);
   }
-  // A lone surrogate has no UTF-8 form: in a KV key it would merge two names (README "Hostile input").
+  // A lone surrogate has no UTF-8 form: in a KV key it would merge two names (docs/troubleshooting.md "What you see when things go wrong").
   const illFormed = findIllFormed(json);
   if (illFormed) {
     const where = fieldPath(illFormed.path);

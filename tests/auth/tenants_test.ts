@@ -1,5 +1,5 @@
 /**
- * Tenants never crowd each other out (README "Hosting for a team"), through the real HTTP app and a
+ * Tenants never crowd each other out (docs/hosting.md "Hosting for a team"), through the real HTTP app and a
  * real tokens file: fair shares of the connection cap and of the event-stream cap, event streams
  * that carry only their own namespace's changes, and the credential's own namespace where a
  * dashboard request names none.

@@ -1,6 +1,6 @@
 /**
  * Who holds what on the dashboard, in a real browser against a real server process, with agents
- * claiming tasks through claimTask over MCP (README "Teams of agents"): each held leaf with its agent
+ * claiming tasks through claimTask over MCP (docs/teams.md): each held leaf with its agent
  * and lease, blocked tasks with what they wait for, the parallel parent, the agents at work; leases
  * judged on the viewer's clock; agent names never markup.
  */

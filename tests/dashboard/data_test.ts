@@ -1,5 +1,5 @@
 /**
- * What the dashboard reads from the store's namespaces (README "Namespaces"): the namespaces a
+ * What the dashboard reads from the store's namespaces (docs/namespaces.md): the namespaces a
  * credential may see (`"*"`: its own and every one that holds anything; else its list), the chosen
  * session, history; and its JSON routes never serve a namespace the credential may not see.
  */

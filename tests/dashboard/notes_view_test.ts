@@ -1,5 +1,5 @@
 /**
- * Notes on the dashboard (README "Context that travels with the work"): the task in progress shows
+ * Notes on the dashboard (docs/teams.md "Context that travels with the work"): the task in progress shows
  * its notes, the session its latest notes on any task (newest first, older ones counted), all as
  * text, never markup; the plan view's data carries none. In a real browser against a real server, a
  * note added over MCP shows live.

@@ -1,5 +1,5 @@
 /**
- * The context a start hands over, for arbitrary plans (README "Context that travels with the work"):
+ * The context a start hands over, for arbitrary plans (docs/teams.md "Context that travels with the work"):
  * whatever the blockers, resolutions and notes (any length, any Unicode), it stays under 4,000
  * characters of well-formed JSON, cuts every text at 500, counts exactly what it dropped, and drops
  * the oldest first (blockers' texts, then blockers, then the notes on the leaf).
@@ -148,7 +148,7 @@ function takeContextUncut(
 }
 
 /**
- * The context of leaf `x` as README "Context that travels with the work" describes it, the slow way:
+ * The context of leaf `x` as docs/teams.md "Context that travels with the work" describes it, the slow way:
  * everything there is to hand over, then the oldest piece dropped, one at a time, until its JSON is
  * under the limit (blockers' texts first, the first listed first: a blocker's last note, its leaves'
  * resolutions, its own; then the blockers; then the leaf's notes, oldest first).

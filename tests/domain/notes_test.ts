@@ -1,5 +1,5 @@
 /**
- * Notes on tasks and the context a start hands over (README "Context that travels with the work"),
+ * Notes on tasks and the context a start hands over (docs/teams.md "Context that travels with the work"),
  * rule by rule on the domain alone; the stores, the tools and the processes have their own tests.
  */
 import assert from "node:assert/strict";

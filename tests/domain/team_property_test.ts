@@ -1,6 +1,6 @@
 /**
  * Random sequences of start / claim / complete / update / note / delete / restore by several agents, with
- * a controlled clock (README "Teams of agents"). After every step: at most one leaf in progress per
+ * a controlled clock (docs/teams.md). After every step: at most one leaf in progress per
  * agent, no started task with an unfinished blocker, parents follow children, `blocked_by` acyclic,
  * another agent's live claim untouched by a call that succeeded, and a refused call changed nothing.
  * Run on the domain alone, and once through a real JSON file store.

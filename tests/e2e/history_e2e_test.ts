@@ -1,5 +1,5 @@
 /**
- * History and undo end to end (README "History and undo"): through a real SDK client in memory, and
+ * History and undo end to end (docs/history.md): through a real SDK client in memory, and
  * real stdio server processes restarted on one FILE_PATH or KV_PATH.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Namespaces through real stdio processes (README "Namespaces"): two servers on one FILE_PATH, and
+ * Namespaces through real stdio processes (docs/namespaces.md): two servers on one FILE_PATH, and
  * two on one KV_PATH, one started with `CHECKLIST_NAMESPACE`, the other with `--namespace`, use the
  * same session id, task ids, project and work ids and never see each other's sessions, works,
  * progress, history, resources or `resume` prompt. An invalid name stops the server at start.

@@ -1,6 +1,5 @@
 /**
- * Context that travels with the work through real clients (README "Context that travels with the
- * work"): notes added with updateTask as the calling agent, shown by getTask, counted by listTasks,
+ * Context that travels with the work through real clients (docs/teams.md "Context that travels with the work"): notes added with updateTask as the calling agent, shown by getTask, counted by listTasks,
  * absent from the checklist tools and the plan view; refusals that change nothing; history and
  * restore; the `context` of a start or claim (blockers, takeover, the leaf's notes) with its one line
  * of text; and all of it across restarts of stdio and HTTP servers on a FILE_PATH and a KV_PATH.

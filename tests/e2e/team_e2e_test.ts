@@ -1,5 +1,5 @@
 /**
- * Teams of agents through real stdio processes (README "Teams of agents"): a lead and two workers,
+ * Teams of agents through real stdio processes (docs/teams.md): a lead and two workers,
  * each its own server process with its own `CHECKLIST_AGENT`, on one FILE_PATH. The workers claim
  * different leaves of a parallel parent, cannot touch each other's, and the lead sees who holds what.
  * An invalid `CHECKLIST_AGENT` stops the server at start with one line.

@@ -1,5 +1,5 @@
 /**
- * Teams of agents racing across processes (issue 21; README "Teams of agents"): three real
+ * Teams of agents racing across processes (issue 21; docs/teams.md): three real
  * `main.ts --stdio` processes with four agents each (the agent named per call) on one FILE_PATH, and
  * on one KV_PATH, drain a parallel plan of 300 leaves through claimTask/completeTask at once. Every
  * claimTask reply is recorded with its claim and every completeTask success counted, so afterwards:
@@ -12,7 +12,7 @@
  * servers' clocks (`claim.since`, `expires_at`, read inside the store's atomic step) and this
  * process's clock around each call, one machine's clock.
  *
- * And notes (README "Context that travels with the work"): agents of three processes add notes to
+ * And notes (docs/teams.md "Context that travels with the work"): agents of three processes add notes to
  * the same tasks at once; every acknowledged note is kept, once, each its own revision, and past the
  * 20 kept `notes_dropped` counts exactly the rest.
  */

@@ -40,8 +40,7 @@ interface Case {
 /**
  * The documented differences: for each request named, what Deno's listener and ours do, and why ours
  * differs (when both hand it to the app, the app sees another method or target). Ours refuses with a
- * status and closes; the rules are in lib/http/http1.ts and lib/http/http1_target.ts, and README
- * "Limits of the HTTP endpoint".
+ * status and closes; the rules are in lib/http/http1.ts and lib/http/http1_target.ts, and docs/hosting.md "Limits of the HTTP endpoint".
  */
 const DIFFERENCES: Record<string, { deno: Verdict; ours: Verdict; why: string }> = {};
 function differ(names: string[], deno: Verdict, ours: Verdict, why: string): void {

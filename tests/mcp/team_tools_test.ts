@@ -1,5 +1,5 @@
 /**
- * Teams of agents through a real SDK client (README "Teams of agents"): every refusal (CLAIMED from
+ * Teams of agents through a real SDK client (docs/teams.md): every refusal (CLAIMED from
  * every tool that changes a held leaf, the checklist tools included; blockers; cycles; unknown ids; a
  * bad agent name; a bad lease) returns its code and changes nothing, in every store; a renewal is
  * written durably without a revision; the server's default agent (`CHECKLIST_AGENT`) is used by

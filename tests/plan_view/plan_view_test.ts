@@ -1,5 +1,5 @@
 /**
- * The plan view's MCP side (README "Plan view in chat clients"): the resource, the `_meta.ui` of the
+ * The plan view's MCP side (docs/dashboard.md "Plan view in chat clients"): the resource, the `_meta.ui` of the
  * tools, the view-only tools, the size of each read, and the context budget, through real SDK clients.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Who holds what in the plan view (README "Teams of agents"), in a real browser inside the test host
+ * Who holds what in the plan view (docs/teams.md), in a real browser inside the test host
  * built on the official MCP Apps host side, after agents claim tasks through claimTask over a real
  * SDK client: each held leaf with its agent and lease, what the blocked task waits for, the agents at
  * work, the view centred on the caller's own leaf; agent names never markup.

@@ -1,6 +1,6 @@
 /**
  * An MCP Bundle as the release workflow packs it, with a stand-in for the compiled binary (which
- * cannot be built here, see README "Packaging"): the single-file JS bundle of `deno task bundle`
+ * cannot be built here, see docs/development.md "Packaging"): the single-file JS bundle of `deno task bundle`
  * behind a small launcher at the manifest's entry point. `mcpb pack` packs it, `mcpb info` reads it,
  * and the unpacked bundle's entry point, started as the manifest says, passes the smoke test.
  */

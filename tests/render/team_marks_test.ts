@@ -1,5 +1,5 @@
 /**
- * Who holds what in the views (README "Teams of agents"): lease time left and stale claims against the
+ * Who holds what in the views (docs/teams.md): lease time left and stale claims against the
  * viewer's clock, what a blocked task waits for (own and inherited blockers), parallel parents, and
  * the agents at work of a session.
  */

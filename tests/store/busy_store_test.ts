@@ -1,5 +1,5 @@
 /**
- * A busy store never ends a server (README "Failures and limits"): several `main.ts --stdio` servers
+ * A busy store never ends a server (docs/troubleshooting.md "The store: what you see when things go wrong"): several `main.ts --stdio` servers
  * started at the same instant on one new KV_PATH (or FILE_PATH), while another process holds the
  * database busy (a long SQLite write transaction, then one short one after another; for a file, its
  * lock), all write at once. None may exit before its input ends, each says why it exits when it does

@@ -3,7 +3,7 @@
  * a stream of writes, 50 times per kind of store (JSON file, Deno KV), in rounds of 10 on five stores
  * of each kind that run side by side. After every kill the store must open, its invariants must hold,
  * and every write the writer acknowledged (in this run or any earlier one on that store) must be
- * there. Every other run writes in another namespace (README "Namespaces"), so both key layouts are
+ * there. Every other run writes in another namespace (docs/namespaces.md), so both key layouts are
  * killed mid-write.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The JSON file store and files changed by others (README "What you see when things go wrong"): an
+ * The JSON file store and files changed by others (docs/troubleshooting.md "The store: what you see when things go wrong"): an
  * edit that keeps the `rev` and the size is read again before the next change, a symbolic link stays
  * one, and a task-orchestrator file (a bare array) is kept as `<file>.orig` when first converted.
  */

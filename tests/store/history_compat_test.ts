@@ -1,5 +1,5 @@
 /**
- * Stores written before history existed (README "History and undo"): a JSON file without `history`
+ * Stores written before history existed (docs/history.md): a JSON file without `history`
  * and a Deno KV database whose session metas are `{ gen, seq }` load as they are, every session at
  * revision 0 with no entries, and their next change is revision 1.
  */

@@ -1,5 +1,5 @@
 /**
- * The store contract for history (README "History and undo"), checked unchanged against the memory,
+ * The store contract for history (docs/history.md), checked unchanged against the memory,
  * JSON file and Deno KV stores: revisions and entries written with the change, restores through the
  * store, trimming to `HISTORY_SIZE`, several store objects on one place, reopening, export/import,
  * and stores written before history existed. Sizes reach Deno KV's limits where that matters.

@@ -1,5 +1,5 @@
 /**
- * History with several processes (README "History and undo"): two real `main.ts --stdio` servers on
+ * History with several processes (docs/history.md): two real `main.ts --stdio` servers on
  * one FILE_PATH (and on one KV_PATH) change one session at once. Every acknowledged change has its
  * own revision, the history holds exactly the acknowledged changes with consecutive revisions, and
  * a restore made through one server is what the other one sees.

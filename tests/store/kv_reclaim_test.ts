@@ -1,5 +1,5 @@
 /**
- * Deno KV: what interrupted writes leave behind is reclaimed at the next start (README "Limits"),
+ * Deno KV: what interrupted writes leave behind is reclaimed at the next start (docs/troubleshooting.md "Limits"),
  * and only that: a live writer's staging is kept. The crash tests kill writers of big changes with
  * SIGKILL in the middle of them, several times, then start a store and measure what is stored against
  * what is live: real servers started as `deno task stdio` starts them (issue 22's scenario), and a

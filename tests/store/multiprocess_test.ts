@@ -4,7 +4,7 @@
  * work saves and reads, and progress upserts. Afterwards every acknowledged change is present, the
  * invariants hold, the servers agree, and no progress revision was handed out twice (a lost
  * read-modify-write would repeat one). Run once in namespace `default` and once with every server in
- * another namespace (`CHECKLIST_NAMESPACE`, README "Namespaces"), which must leave `default` empty.
+ * another namespace (`CHECKLIST_NAMESPACE`, docs/namespaces.md), which must leave `default` empty.
  */
 import assert from "node:assert/strict";
 import { invariantViolations } from "../../lib/domain/invariants.ts";

@@ -1,6 +1,5 @@
 /**
- * Stores written before namespaces existed load unchanged into namespace `default` (README
- * "Namespaces"). The fixtures were written by the code of commit d85dd8a (the last one before
+ * Stores written before namespaces existed load unchanged into namespace `default` (docs/namespaces.md). The fixtures were written by the code of commit d85dd8a (the last one before
  * namespaces): `JsonFileStore` and `KvStore` each given the same changes (sessions "default" and
  * "other", a work entry with its snapshot, a progress document, four history entries).
  */

@@ -1,5 +1,5 @@
 /**
- * Namespace names as data (README "Namespaces"): `isNamespace` is exactly the rule, and in every
+ * Namespace names as data (docs/namespaces.md): `isNamespace` is exactly the rule, and in every
  * store any valid names (`__proto__` and `constructor` included) keep their data apart and survive an
  * export and an import of everything. Fixed seed, modest run counts.
  */

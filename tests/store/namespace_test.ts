@@ -1,5 +1,5 @@
 /**
- * Namespaces in every store (README "Namespaces"): two namespaces never see each other's sessions,
+ * Namespaces in every store (docs/namespaces.md): two namespaces never see each other's sessions,
  * histories, work entries or progress documents, whatever ids they use; each has its own work-info
  * LRU; `listNamespaces` names those that hold anything; export and import cover every namespace or
  * one of them.

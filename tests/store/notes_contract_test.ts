@@ -1,5 +1,5 @@
 /**
- * Notes in every store (README "Context that travels with the work"), checked unchanged against the
+ * Notes in every store (docs/teams.md "Context that travels with the work"), checked unchanged against the
  * memory, JSON file and Deno KV stores: kept in order with `notes_dropped`, at their largest (20 notes
  * of 2,000 characters, more than one Deno KV value), across a reopen and through another store
  * object's cached tree, through export and import, and through history: each note its own revision,

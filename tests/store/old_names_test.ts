@@ -1,5 +1,5 @@
 /**
- * Names an older version stored with lone surrogates (issue 24; README "Names from older versions"):
+ * Names an older version stored with lone surrogates (issue 24; docs/troubleshooting.md "Names from older versions"):
  * written through the store API directly, as the old tool edge let them through, they still load
  * after a restart, list, export (and the export imports), and the dashboard shows them; every name
  * is read well-formed, names that meet are told apart, and the log says what became of each.

@@ -1,5 +1,5 @@
 /**
- * Store contract: every accepted key round-trips (README "Limits"). `__proto__`, `constructor`,
+ * Store contract: every accepted key round-trips (docs/troubleshooting.md "Limits"). `__proto__`, `constructor`,
  * `toString` and friends as a session id, a task id, a project, or a key anywhere inside a progress
  * document, and as a namespace, are stored and read back like any other key, in every store, after a
  * reopen, and through export and import.

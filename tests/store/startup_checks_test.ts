@@ -1,5 +1,5 @@
 /**
- * Start-up checks of FILE_PATH and KV_PATH (README "What you see when things go wrong"): a store
+ * Start-up checks of FILE_PATH and KV_PATH (docs/troubleshooting.md "The store: what you see when things go wrong"): a store
  * that cannot be used stops the server, over stdio and HTTP alike, with one JSON line on stderr and
  * exit code 1, and leaves the file as it was; a missing directory is created; an empty file is a new
  * empty store.

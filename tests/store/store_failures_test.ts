@@ -1,5 +1,5 @@
 /**
- * Store failures while the server runs (README "What you see when things go wrong"): a full disk,
+ * Store failures while the server runs (docs/troubleshooting.md "The store: what you see when things go wrong"): a full disk,
  * a read-only file system, a file replaced by a directory, a file that no longer parses, a Deno KV
  * on a full disk. Each is a real file-system failure under a real server and MCP client: the change
  * is `STORE_UNAVAILABLE`, no temporary file stays, reads go on, and once the cause is gone the next

@@ -1,5 +1,5 @@
 /**
- * The team fields (`parallel`, `blocked_by`, `claim`; README "Teams of agents") round-trip in every
+ * The team fields (`parallel`, `blocked_by`, `claim`; docs/teams.md) round-trip in every
  * store, across a reopen, through another process's cached tree (KV catch-up), and through export and
  * import.
  */

@@ -1,7 +1,7 @@
 /**
  * The runner of the store contract suite (contract_test.ts, history_contract_test.ts): each behaviour
  * runs unchanged against the memory, JSON file and Deno KV stores, on a fresh place per test, once in
- * namespace `default` and once in another namespace (README "Namespaces"), so every path of every
+ * namespace `default` and once in another namespace (docs/namespaces.md), so every path of every
  * store runs under both key layouts.
  */
 import assert from "node:assert/strict";

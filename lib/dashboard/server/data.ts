@@ -1,5 +1,5 @@
 /**
- * What the dashboard reads: the namespaces a credential may see (README "Namespaces"), each a space
+ * What the dashboard reads: the namespaces a credential may see (docs/namespaces.md), each a space
  * of the store, and from them the view model (lib/render) of the page, of one session and of a folded
  * part. Read-only.
  */

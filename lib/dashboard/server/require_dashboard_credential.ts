@@ -1,5 +1,5 @@
 /**
- * Access to the dashboard (README "Dashboard"): with access control on, every page, JSON and event
+ * Access to the dashboard (docs/dashboard.md): with access control on, every page, JSON and event
  * request needs a credential, checked by the same authenticator as `/mcp` (lib/auth), sent as
  * `Authorization: Bearer <token>` or as the cookie a share link sets. A share link `/?token=<token>`
  * checks the token, sets it as an `HttpOnly; SameSite=Strict` cookie (`Secure` over https) and

@@ -1,5 +1,5 @@
 /**
- * The dashboard's routes (README "Dashboard"), all read-only:
+ * The dashboard's routes (docs/dashboard.md), all read-only:
  *
  * | route | answers |
  * | --- | --- |
@@ -10,7 +10,7 @@
  * | `GET /events` | server-sent events: `change` after every change to the namespace `ns` |
  * | `GET /assets/…` | the script, the styles and the icon |
  *
- * `ns` names the namespace (README "Namespaces"); without it a page, request or stream works in the
+ * `ns` names the namespace (docs/namespaces.md); without it a page, request or stream works in the
  * credential's own namespace, as `/mcp` does. A namespace the credential may not see is answered as
  * unknown (`404` on the JSON routes and the events), so its name is never confirmed.
  */

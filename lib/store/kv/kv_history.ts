@@ -1,5 +1,5 @@
 /**
- * Session history in Deno KV (README "History and undo"): one small entry key per revision, its delta
+ * Session history in Deno KV (docs/history.md): one small entry key per revision, its delta
  * beside it, both written by the checked commit that makes the change (so revisions stay unique and
  * consecutive across processes, and nothing is recorded that was not committed).
  *

@@ -9,7 +9,7 @@
  * waits for the commit. Deno KV's limits (checked on Deno 2.9.6): a value ≤ 64 KiB, per commit
  * ≤ 1000 mutations, ≤ 100 checks, ≤ 800 KiB of keys and values, ≤ 80 KiB of set keys.
  *
- * Namespaces (README "Namespaces") are spaces under their own key prefix (kv_space.ts, layout.ts):
+ * Namespaces (docs/namespaces.md) are spaces under their own key prefix (kv_space.ts, layout.ts):
  * `default` keeps the keys of databases written before namespaces, so they load unchanged.
  *
  * An import replaces everything (or one namespace) in one commit that checks the change counter of

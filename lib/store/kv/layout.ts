@@ -13,7 +13,7 @@
  * | `["wv"]` | works version `{ seq }`, checked and bumped by every works change |
  * | `["b", blobId]` (+ chunks) | a work snapshot (`work_tasks`), immutable once written |
  * | `["p", project]` (+ chunks) | a progress document |
- * | `["h", line, rev]` | a history entry `{ revision, at, tool, summary }` (README "History and undo") |
+ * | `["h", line, rev]` | a history entry `{ revision, at, tool, summary }` (docs/history.md) |
  * | `["hd", line, rev]` (+ chunks) | that entry's delta `{ delta }`, or `{ blob }` naming where it was staged |
  * | `["hb", line, blob]` (+ chunks) | a delta too big for its change's commit `{ delta }`, staged before it |
  * | `["v"]` | change counter, bumped by every change (export and import check it) |
@@ -29,7 +29,7 @@
  *
  * A {@link KvLayout} puts all of these under one prefix; the {@link DEFAULT_LAYOUT} has none (the
  * keys above, as existing databases hold them). Namespace `default` uses it; every other namespace
- * NAME has the prefix `["n", NAME]` ({@link namespaceLayout}, README "Namespaces").
+ * NAME has the prefix `["n", NAME]` ({@link namespaceLayout}, docs/namespaces.md).
  */
 import { z } from "zod";
 import { DeltaSchema } from "../../domain/history.ts";
