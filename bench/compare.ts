@@ -15,7 +15,7 @@
 import { withTimeout } from "../tests/support/time.ts";
 import { freePort, spawnChild } from "../tests/support/processes.ts";
 import { ROOT } from "../tests/support/paths.ts";
-import { timeToInitialize } from "./cold_start.ts";
+import { timeToFirstAnswer } from "./cold_start.ts";
 import {
   baselineStdio,
   floorHttp,
@@ -103,7 +103,7 @@ async function coldStart(): Promise<string> {
   const cpu = servers.map(() => [] as number[]);
   for (let round = 0; round < rounds + 1; round++) {
     for (let i = 0; i < servers.length; i++) {
-      const w = await timeToInitialize(servers[i]!);
+      const w = await timeToFirstAnswer(servers[i]!, "legacy");
       const c = await cpuOfRun(servers[i]!);
       if (round > 0) { // the first round warms the caches
         wall[i]!.push(w);
@@ -159,7 +159,7 @@ async function httpTarget(
 async function http(clientCount: number): Promise<string> {
   const ports = [freePort(), freePort(), freePort()];
   const targets = [
-    await httpTarget("floor", await floorHttp(ports[0]!), ports[0]!, true),
+    await httpTarget("floor", await floorHttp(ports[0]!, {}, "v1"), ports[0]!, true),
     await httpTarget("other", theirs(await serverHttp(ports[1]!), "other"), ports[1]!, false),
     await httpTarget("this", await serverHttp(ports[2]!), ports[2]!, false),
   ];

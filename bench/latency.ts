@@ -33,7 +33,7 @@ async function connect(transport: Transport, who: "server" | "floor"): Promise<C
   }
   const port = freePort();
   const server = await startHttpServer(
-    who === "server" ? await serverHttp(port) : await floorHttp(port),
+    who === "server" ? await serverHttp(port) : await floorHttp(port, {}, "v1"),
     port,
   );
   try {

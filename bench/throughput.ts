@@ -84,7 +84,7 @@ async function drive(
 async function start(who: Who, mode: Mode): Promise<Contender | string> {
   const port = freePort();
   const env: Record<string, string> = mode === "stateless" ? { STATELESS: "1" } : {};
-  const cmd = who === "floor" ? await floorHttp(port, env) : await serverHttp(port, env);
+  const cmd = who === "floor" ? await floorHttp(port, env, "v1") : await serverHttp(port, env);
   const server = await startHttpServer(cmd, port);
   const url = `${server.url}/mcp`;
   const sessionId = "bench";
