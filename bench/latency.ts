@@ -18,6 +18,7 @@ import {
   floorLabel,
   type FloorSdk,
   floorStdio,
+  type ServerCommand,
   serverHttp,
   serverStdio,
   startHttpServer,
@@ -31,12 +32,13 @@ import { type Stats, stats } from "./stats.ts";
 type Transport = "stdio" | "http";
 
 /** A transport and the era its client speaks. */
-interface Way {
+export interface Way {
   transport: Transport;
   era: Era;
 }
 
-const WAYS: readonly Way[] = [
+/** Every transport in both eras. */
+export const WAYS: readonly Way[] = [
   { transport: "stdio", era: "modern" },
   { transport: "stdio", era: "legacy" },
   { transport: "http", era: "modern" },
@@ -44,32 +46,42 @@ const WAYS: readonly Way[] = [
 ];
 
 /** The floor a way is measured against. */
-function floorOf(way: Way): FloorSdk {
+export function floorOf(way: Way): FloorSdk {
   return way.transport === "http" && way.era === "legacy" ? "v1" : "v2";
 }
 
 /** A way's name in the tables. */
-function wayName(way: Way): string {
+export function wayName(way: Way): string {
   return `${way.transport}, ${way.era === "modern" ? "2026-07-28" : "handshake"}`;
 }
 
-const TOOLS = ["getTask", "startTask", "completeTask", "createTask"] as const;
+/** The tools timed. */
+export const TOOLS = ["getTask", "startTask", "completeTask", "createTask"] as const;
 type ToolName = typeof TOOLS[number];
 
-interface Connected {
+/** A connected client and how to close it (and its server). */
+export interface Connected {
   rpc: Rpc;
   close(): Promise<void>;
 }
 
-async function connect(way: Way, who: "server" | "floor"): Promise<Connected> {
+/** Makes the command of the server measured from this checkout's (e.g. another checkout's main.ts). */
+export type CommandOf = (cmd: ServerCommand) => ServerCommand;
+
+/** Starts this server (through `command`, if given) or `way`'s floor, and connects to it in `way`. */
+export async function connectWay(
+  way: Way,
+  who: "server" | "floor",
+  command: CommandOf = (cmd) => cmd,
+): Promise<Connected> {
   if (way.transport === "stdio") {
-    const cmd = who === "server" ? await serverStdio() : await floorStdio(floorOf(way));
+    const cmd = who === "server" ? command(await serverStdio()) : await floorStdio(floorOf(way));
     const rpc = await connectRawStdio(cmd, way.era);
     return { rpc, close: () => rpc.close() };
   }
   const port = freePort();
   const server = await startHttpServer(
-    who === "server" ? await serverHttp(port) : await floorHttp(port, {}, floorOf(way)),
+    who === "server" ? command(await serverHttp(port)) : await floorHttp(port, {}, floorOf(way)),
     port,
   );
   try {
@@ -88,7 +100,7 @@ async function connect(way: Way, who: "server" | "floor"): Promise<Connected> {
 }
 
 /** Samples of one size on one transport. */
-interface SizeResult {
+export interface SizeResult {
   size: number;
   fillMs: number;
   tools: Map<ToolName, { stats: Stats; replyBytes: number }>;
@@ -96,13 +108,17 @@ interface SizeResult {
   rssKiB?: number;
 }
 
-async function measureSize(
+/**
+ * Starts this server (through `options.command`, if given), fills a session of `size` tasks and
+ * times every tool, each call followed by a no-op call of `floor`.
+ */
+export async function measureSize(
   way: Way,
   size: number,
   floor: Rpc,
-  options: PartOptions,
+  options: PartOptions & { command?: CommandOf },
 ): Promise<SizeResult> {
-  const server = await connect(way, "server");
+  const server = await connectWay(way, "server", options.command);
   try {
     const { rpc } = server;
     const sessionId = "bench";
@@ -191,7 +207,7 @@ export async function latency(options: PartOptions): Promise<PartResult> {
   const sizes = options.quick ? [100, 10_000] : [100, 10_000, 100_000];
   const results = new Map<Way, SizeResult[]>();
   for (const way of WAYS) {
-    const floor = await connect(way, "floor");
+    const floor = await connectWay(way, "floor");
     try {
       // The floor warms up as the server does (warmUp): the same number of untimed calls.
       for (let i = 0; i < (options.quick ? 80 : 1_000); i++) await callTool(floor.rpc, "noop", { id: "x" });
