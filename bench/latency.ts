@@ -184,7 +184,7 @@ export async function measureSize(
  * the floor's (one floor process serves every size; a server is started for each): without it the
  * first size's start and complete were measured while the JIT still compiled them.
  */
-async function warmUp(rpc: Rpc, calls: number): Promise<void> {
+export async function warmUp(rpc: Rpc, calls: number): Promise<void> {
   const sessionId = "warm-up";
   const { ids } = await fillSession(rpc, { sessionId, size: 1_000 });
   const leaves = ids.leaves.slice(0, calls);
