@@ -1,17 +1,22 @@
 /**
- * Part 1: cold start to the first `initialize` answer over stdio. Each run spawns the process,
- * writes the initialize request on its stdin at once, times until the answer line arrives on
- * stdout, then kills it. Servers take turns (A, B, C, A, B, C, …) so drift in machine load hits
- * all of them alike. Beside this server and the floor run two baselines (Deno answering by hand,
- * and the SDK's McpServer + stdio transport alone: the limit for any server built on the SDK's
- * server classes, which this one no longer is), this
- * server as the `bundle` task builds it, and task-orchestrator-mcp.
+ * Part 1: cold start to the first answer over stdio, for both openings of a connection: a
+ * 2026-07-28 client's `server/discover` (with its `_meta` envelope) and a 2025 client's
+ * `initialize`. Each run spawns the process, writes the opening request on its stdin at once, times
+ * until the answer line arrives on stdout, then kills it. Every (server, opening) pair takes its
+ * turn in each round (A, B, C, A, B, C, …) so drift in machine load hits all of them alike.
+ *
+ * The floor (issue 28) is a minimal SDK v2 server (`bench/floor_server.ts`: `serveStdio`, one
+ * tool). Beside this server and the floor run: Deno answering by hand, SDK v2's `McpServer` and
+ * `serveStdio` with no tool (the limit for any server on SDK v2's classes), SDK v1's floor (the
+ * floor before issue 28), this server as the `bundle` task builds it, and task-orchestrator-mcp's
+ * bin entry (handshake era only, so `initialize` only).
  */
 import { spawnChild } from "../tests/support/processes.ts";
 import { withTimeout } from "../tests/support/time.ts";
 import {
   baselineStdio,
   bundleStdio,
+  floorLabel,
   floorStdio,
   HELLO,
   SDK_ONLY,
@@ -20,12 +25,18 @@ import {
 } from "./commands.ts";
 import { BENCH_DIR, orchestratorStdio } from "./peer.ts";
 import { ms, type PartOptions, type PartResult, ratio, table, type Target, verdict } from "./report.ts";
-import { initializeParams } from "./rpc.ts";
+import { type Era, openingRequest } from "./rpc.ts";
 import { median, stats } from "./stats.ts";
 
-/** Milliseconds from spawn to the initialize answer, for one run. */
-export async function timeToInitialize(cmd: ServerCommand): Promise<number> {
-  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initializeParams() });
+/** The opening request's name in the tables. */
+export function openingName(era: Era): string {
+  return era === "modern" ? "server/discover (2026-07-28)" : "initialize (2025)";
+}
+
+/** Milliseconds from spawn to the answer to the opening request of `era`, for one run. */
+export async function timeToFirstAnswer(cmd: ServerCommand, era: Era): Promise<number> {
+  const opening = openingRequest(era);
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, ...opening });
   const started = performance.now();
   const child = spawnChild(cmd, { stdin: "piped", stdout: "piped" });
   try {
@@ -35,9 +46,15 @@ export async function timeToInitialize(cmd: ServerCommand): Promise<number> {
       let buffer = "";
       for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
         buffer += chunk;
-        if (buffer.includes("\n") && /"id"\s*:\s*1\b/.test(buffer)) return performance.now() - started;
+        if (buffer.includes("\n") && /"id"\s*:\s*1\b/.test(buffer)) {
+          const elapsed = performance.now() - started;
+          if (/"error"\s*:/.test(buffer.slice(0, buffer.indexOf("\n")))) {
+            throw new Error(`${cmd.label} answered ${opening.method} with an error: ${buffer.trim()}`);
+          }
+          return elapsed;
+        }
       }
-      throw new Error(`${cmd.label} closed stdout without answering initialize`);
+      throw new Error(`${cmd.label} closed stdout without answering ${opening.method}`);
     })();
     return await withTimeout(answered, 30_000, `${cmd.label} cold start`);
   } finally {
@@ -50,100 +67,130 @@ export async function timeToInitialize(cmd: ServerCommand): Promise<number> {
   }
 }
 
+/** One server with one opening. */
+interface Contender {
+  cmd: ServerCommand;
+  era: Era;
+}
+
 /** Runs part 1. */
 export async function coldStart(options: PartOptions): Promise<PartResult> {
   const rounds = options.quick ? 4 : 30;
   const warmup = 2;
   await Deno.mkdir(BENCH_DIR, { recursive: true });
-  const servers: ServerCommand[] = [
-    await baselineStdio("Deno alone (hello)", HELLO),
-    await baselineStdio("SDK alone (McpServer + stdio)", SDK_ONLY),
-    await floorStdio(),
-    await serverStdio(),
+  const both = (cmd: ServerCommand): Contender[] => [{ cmd, era: "modern" }, { cmd, era: "legacy" }];
+  const ours = await serverStdio();
+  const floor = await floorStdio("v2");
+  const sdkAlone = await baselineStdio("SDK v2 alone (McpServer + serveStdio)", SDK_ONLY);
+  const contenders: Contender[] = [
+    { cmd: await baselineStdio("Deno alone (hello)", HELLO), era: "legacy" },
+    ...both(sdkAlone),
+    ...both(floor),
+    { cmd: await floorStdio("v1"), era: "legacy" },
+    ...both(ours),
   ];
+  let bundle: ServerCommand | undefined;
   let bundleError: string | undefined;
   try {
-    servers.push(await bundleStdio(`${BENCH_DIR}/checklist-mcp.mjs`));
+    bundle = await bundleStdio(`${BENCH_DIR}/checklist-mcp.mjs`);
+    contenders.push(...both(bundle));
   } catch (error) {
     bundleError = (error as Error).message;
     options.note(`cold start: bundle not available: ${bundleError}`);
   }
+  let orchestrator: ServerCommand | undefined;
   let orchestratorError: string | undefined;
   try {
-    servers.push(await orchestratorStdio(options.note));
+    orchestrator = await orchestratorStdio(options.note);
+    contenders.push({ cmd: orchestrator, era: "legacy" });
   } catch (error) {
     orchestratorError = (error as Error).message;
     options.note(`cold start: task-orchestrator-mcp not available: ${orchestratorError}`);
   }
-  const at = (label: string) => servers.findIndex((s) => s.label === label);
-  const samples = servers.map(() => [] as number[]);
+  const samples = contenders.map(() => [] as number[]);
   for (let round = 0; round < warmup + rounds; round++) {
-    for (let i = 0; i < servers.length; i++) {
-      const elapsed = await timeToInitialize(servers[i]!);
+    for (const [i, c] of contenders.entries()) {
+      const elapsed = await timeToFirstAnswer(c.cmd, c.era);
       if (round >= warmup) samples[i]!.push(elapsed);
     }
     options.note(`cold start: round ${round + 1}/${warmup + rounds}`);
   }
-  const medians = samples.map((s) => median(s));
-  const figure = (i: number) => (i < 0 ? undefined : medians[i]);
-  const ours = figure(at("checklist-mcp"));
-  const floor = figure(at("floor"));
-  const sdkOnly = figure(at("SDK alone (McpServer + stdio)"));
-  const bundle = figure(at("checklist-mcp bundle"));
-  const orchestrator = figure(servers.findIndex((s) => s.label.startsWith("task-orchestrator-mcp")));
-  const rows = servers.map((server, i) => {
+  const medianOf = (cmd: ServerCommand | undefined, era: Era) => {
+    const i = contenders.findIndex((c) => c.cmd === cmd && c.era === era);
+    return i < 0 ? undefined : median(samples[i]!);
+  };
+  const theirs = medianOf(orchestrator, "legacy");
+  const rows = contenders.map((c, i) => {
     const s = stats(samples[i]!);
+    const floorFigure = medianOf(floor, c.era) ?? NaN;
     return [
-      server.label,
-      `\`${[server.command === "node" ? "node" : "deno", ...server.args.map(short)].join(" ")}\``,
+      c.cmd.label,
+      openingName(c.era),
+      `\`${[c.cmd.command === "node" ? "node" : "deno", ...c.cmd.args.map(short)].join(" ")}\``,
       ms(s.p50),
       ms(s.min),
       ms(s.max),
-      ratio(s.p50, floor!),
-      orchestrator === undefined ? "—" : ratio(s.p50, orchestrator),
+      ratio(s.p50, floorFigure),
+      theirs === undefined ? "—" : ratio(s.p50, theirs),
     ];
   });
-  const vsFloor = ours! / floor!;
-  const vsOrchestrator = orchestrator === undefined ? undefined : ours! / orchestrator;
-  const vsBundle = bundle === undefined ? undefined : bundle / floor!;
-  const targets: Target[] = [
-    {
-      name: "Cold start ≤ 0.9× the floor",
-      met: vsFloor <= 0.9,
-      detail: `${ms(ours!)} ms vs ${ms(floor!)} ms = ${vsFloor.toFixed(2)}×; the SDK alone: ${
-        ratio(sdkOnly!, floor!)
+  const targets: Target[] = [];
+  for (const era of ["modern", "legacy"] as const) {
+    const a = medianOf(ours, era)!;
+    const b = medianOf(floor, era)!;
+    targets.push({
+      name: `Cold start, ${openingName(era)}, ≤ 1.1× the SDK v2 floor`,
+      met: a / b <= 1.1,
+      detail: `${ms(a)} ms vs ${ms(b)} ms = ${ratio(a, b)}; SDK v2 alone: ${
+        ratio(medianOf(sdkAlone, era)!, b)
       }`,
-    },
-    {
-      name: "Bundle cold start ≤ 0.8× the floor",
-      met: vsBundle === undefined ? undefined : vsBundle <= 0.8,
-      detail: vsBundle === undefined
-        ? `not available: ${bundleError}`
-        : `${ms(bundle!)} ms vs ${ms(floor!)} ms = ${vsBundle.toFixed(2)}×`,
-    },
-    {
-      name: "Cold start ≤ 0.6× task-orchestrator-mcp",
-      met: vsOrchestrator === undefined ? undefined : vsOrchestrator <= 0.6,
-      detail: vsOrchestrator === undefined
-        ? `not available: ${orchestratorError}`
-        : `${ms(ours!)} ms vs ${ms(orchestrator!)} ms = ${vsOrchestrator.toFixed(2)}×`,
-    },
-  ];
+    });
+  }
+  const oursModern = medianOf(ours, "modern")!;
+  const oursLegacy = medianOf(ours, "legacy")!;
+  targets.push({
+    name: "Cold start ≤ 0.6× task-orchestrator-mcp's bin entry (its initialize)",
+    met: theirs === undefined ? undefined : Math.max(oursModern, oursLegacy) / theirs <= 0.6,
+    detail: theirs === undefined
+      ? `not available: ${orchestratorError}`
+      : `${ms(oursLegacy)} ms (initialize), ${ms(oursModern)} ms (server/discover) vs ${ms(theirs)} ms = ${
+        ratio(oursLegacy, theirs)
+      }, ${ratio(oursModern, theirs)}`,
+  });
+  const bundleLine = bundle === undefined
+    ? `- The bundle: not available (${bundleError}).`
+    : `- The bundle (no target): ${
+      (["modern", "legacy"] as const).map((era) =>
+        `${openingName(era)} ${ms(medianOf(bundle, era)!)} ms = ${
+          ratio(medianOf(bundle, era)!, medianOf(floor, era)!)
+        } the floor`
+      ).join("; ")
+    }.`;
   const markdown = [
-    "## 1. Cold start (stdio, spawn → initialize answer)",
+    "## 1. Cold start (stdio, spawn → the first answer)",
     "",
-    `${rounds} interleaved runs per server after ${warmup} warm-up rounds (A, B, C, A, B, C, …). Each run spawns the`,
-    "process, writes the initialize request on stdin, times until the answer line arrives on stdout, and",
-    "kills the process. Deno alone answers the line by hand and imports nothing; the SDK alone imports",
-    "`McpServer` and the stdio transport and connects with no tool: no server built on the SDK's server classes",
-    "starts sooner (its `Server` imports Ajv, a CommonJS package of ~80 files, and `types.js` builds every MCP",
-    "schema, whatever the server uses). checklist-mcp answers MCP with its own exchange and schemas",
-    "(`lib/mcp/protocol_server.ts`) and loads none of the SDK's runtime over stdio. The bundle is",
-    "`deno task bundle`'s output run with `deno run --no-config`.",
+    `${rounds} interleaved runs per server and opening after ${warmup} warm-up rounds (A, B, C, A, B, C, …). Each run`,
+    "spawns the process, writes the opening request on stdin (a 2026-07-28 client's `server/discover` with its",
+    "`_meta` envelope, or a 2025 client's `initialize`), times until the answer line arrives on stdout, and",
+    `kills the process. The floor is a minimal SDK v2 server (\`${
+      floorLabel("v2")
+    }\`: \`McpServer\`, one no-op tool,`,
+    '`serveStdio`); "÷ floor" divides by its figure for the same opening. Deno alone answers the line by hand and',
+    "imports nothing; SDK v2 alone serves an `McpServer` with no tool through `serveStdio`: no server on SDK v2's",
+    `classes answers sooner. The \`${
+      floorLabel("v1")
+    }\` is SDK v1's (the floor before issue 28). checklist-mcp`,
+    "builds its server with SDK v2's `Server` (`lib/mcp/server.ts`) and serves it with `serveStdio`. The bundle is",
+    "`deno task bundle`'s output run with `deno run --no-config`. task-orchestrator-mcp speaks the handshake era",
+    "only.",
     "",
-    table(["server", "command", "median ms", "min ms", "max ms", "÷ floor", "÷ task-orchestrator"], rows),
+    table(
+      ["server", "opening", "command", "median ms", "min ms", "max ms", "÷ floor", "÷ task-orchestrator"],
+      rows,
+    ),
     "",
     ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`),
+    bundleLine,
   ].join("\n");
   return { markdown, targets };
 }

@@ -1,19 +1,31 @@
 /**
  * How the benchmarks start each server: this one exactly as its `deno.json` tasks do (`stdio`,
- * `start`), and the floor (`floor_server.ts`) with the same permissions. Every child gets the
- * environment of `tests/support/env.ts`: ours without any server setting.
+ * `start`), and the floors (SDK v2's `floor_server.ts`, SDK v1's `floor_v1_server.ts`) with the same
+ * permissions. Every child gets the environment of `tests/support/env.ts`: ours without any server
+ * setting.
  */
 import { serverEnv } from "../tests/support/env.ts";
 import { ROOT } from "../tests/support/paths.ts";
 import type { ChildCommand } from "../tests/support/processes.ts";
 import { type ServerProcess, startHttpProcess } from "../tests/support/server_process.ts";
 
-/** The floor server (same SDK, one no-op tool). */
-export const FLOOR: string = `${ROOT}/bench/floor_server.ts`;
-/** Deno alone: answers one initialize line by hand, importing nothing. */
+/** Which SDK line a floor is built on: v2 (`@modelcontextprotocol/server`) or v1 (`@modelcontextprotocol/sdk`). */
+export type FloorSdk = "v2" | "v1";
+
+/** The floor servers (one no-op tool), by SDK line. */
+export const FLOORS: Readonly<Record<FloorSdk, string>> = {
+  v2: `${ROOT}/bench/floor_server.ts`,
+  v1: `${ROOT}/bench/floor_v1_server.ts`,
+};
+/** Deno alone: answers one line by hand, importing nothing. */
 export const HELLO: string = `${ROOT}/bench/cold/hello.ts`;
-/** The SDK's `McpServer` and stdio transport alone, no tool: what any server on the SDK's server classes pays. */
+/** SDK v2's `McpServer` and `serveStdio` alone, no tool: what any server on SDK v2's server classes pays. */
 export const SDK_ONLY: string = `${ROOT}/bench/cold/sdk_import.ts`;
+
+/** A floor's name in the tables. */
+export function floorLabel(sdk: FloorSdk): string {
+  return `${sdk} floor`;
+}
 
 /** How to start one server, and its name in the tables. */
 export interface ServerCommand extends ChildCommand {
@@ -56,12 +68,12 @@ export async function serverStdio(env: Record<string, string> = {}, root = ROOT)
   };
 }
 
-/** The floor over stdio, with the permissions of the `stdio` task. */
-export async function floorStdio(): Promise<ServerCommand> {
+/** A floor over stdio (SDK v2's unless `sdk` says otherwise), with the permissions of the `stdio` task. */
+export async function floorStdio(sdk: FloorSdk = "v2"): Promise<ServerCommand> {
   return {
-    label: "floor",
+    label: floorLabel(sdk),
     command: Deno.execPath(),
-    args: ["run", ...(await taskParts("stdio")).flags, FLOOR, "--stdio"],
+    args: ["run", ...(await taskParts("stdio")).flags, FLOORS[sdk], "--stdio"],
     cwd: ROOT,
     env: serverEnv(),
   };
@@ -112,12 +124,19 @@ export async function serverHttp(port: number, env: Record<string, string> = {})
   };
 }
 
-/** The floor over HTTP on `port`, with the permissions of the `start` task. */
-export async function floorHttp(port: number, env: Record<string, string> = {}): Promise<ServerCommand> {
+/**
+ * A floor over HTTP on `port` (SDK v2's unless `sdk` says otherwise), with the permissions of the
+ * `start` task.
+ */
+export async function floorHttp(
+  port: number,
+  env: Record<string, string> = {},
+  sdk: FloorSdk = "v2",
+): Promise<ServerCommand> {
   return {
-    label: "floor",
+    label: floorLabel(sdk),
     command: Deno.execPath(),
-    args: ["run", ...(await taskParts("start")).flags, FLOOR],
+    args: ["run", ...(await taskParts("start")).flags, FLOORS[sdk]],
     cwd: ROOT,
     env: serverEnv({ PORT: String(port), ...env }),
   };

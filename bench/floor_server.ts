@@ -1,73 +1,42 @@
 /**
- * The benchmark floor: the same MCP SDK with one no-op tool and nothing else, over stdio
- * (`--stdio`) or Streamable HTTP at `127.0.0.1:$PORT/mcp` (Hono and the SDK's web-standard
- * transport, stateful connections, or one transport per request with `STATELESS=1`), the same
- * pattern as `lib/http/app.ts`. What any server built on this SDK pays before doing real work.
+ * The benchmark floor (issue 28): a minimal server on the official SDK v2
+ * (`@modelcontextprotocol/server`) with one no-op tool and nothing else, served as the SDK's docs
+ * show. Over stdio (`--stdio`) `serveStdio` serves both eras on one process, picking one from the
+ * connection's first message; over HTTP (`127.0.0.1:$PORT/mcp`) `createMcpHandler` on `Deno.serve`
+ * answers 2026-07-28 requests and, by its default, 2025 requests statelessly (one instance per
+ * request). What any server built on SDK v2 pays before doing real work. The handshake era's
+ * stateful HTTP floor is SDK v1's (`floor_v1_server.ts`).
  */
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
 /** A server with the one tool `noop`, which answers `ok`. */
 export function createFloorServer(): McpServer {
   const server = new McpServer({ name: "floor", version: "0.0.0" });
   server.registerTool("noop", {
     description: "Does nothing.",
-    inputSchema: { id: z.string().optional().describe("Ignored") },
+    inputSchema: z.object({ id: z.string().optional().describe("Ignored") }),
   }, () => ({ content: [{ type: "text", text: "ok" }] }));
   return server;
 }
 
 async function serveStdio(): Promise<void> {
-  const sdk = await import("@modelcontextprotocol/sdk/server/stdio.js");
-  const server = createFloorServer();
-  const transport: StdioServerTransport = new sdk.StdioServerTransport();
-  const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
-  await server.connect(transport);
-  const { default: process } = await import("node:process");
-  process.stdin.once("end", () => void server.close());
-  await closed;
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  // The connection ends when stdin does; nothing else keeps the process alive.
+  serveStdio(() => createFloorServer());
 }
 
 async function serveHttp(): Promise<void> {
-  const { Hono } = await import("hono");
-  const sdk = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
-  type Transport = WebStandardStreamableHTTPServerTransport;
-  const stateless = ["1", "true", "yes"].includes(Deno.env.get("STATELESS") ?? "");
-  const connections = new Map<string, Transport>();
-  const app = new Hono();
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.all("/mcp", async (c) => {
-    if (stateless) {
-      const server = createFloorServer();
-      const transport: Transport = new sdk.WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-      });
-      await server.connect(transport);
-      return await transport.handleRequest(c.req.raw);
-    }
-    const sessionId = c.req.header("mcp-session-id");
-    if (sessionId) {
-      const transport = connections.get(sessionId);
-      if (!transport) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "no session" } }, 404);
-      return await transport.handleRequest(c.req.raw);
-    }
-    const server = createFloorServer();
-    const transport: Transport = new sdk.WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id: string) => void connections.set(id, transport),
-      onsessionclosed: (id: string) => void connections.delete(id),
-    });
-    await server.connect(transport);
-    return await transport.handleRequest(c.req.raw);
-  });
+  const { createMcpHandler } = await import("@modelcontextprotocol/server");
+  const mcp = createMcpHandler(() => createFloorServer());
   const port = Number(Deno.env.get("PORT") ?? "8586");
-  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, app.fetch);
-  const stop = () => void server.shutdown();
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, (request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/mcp") return mcp.fetch(request);
+    if (pathname === "/healthz") return Response.json({ status: "ok" });
+    return new Response("Not Found", { status: 404 });
+  });
+  const stop = () => void mcp.close().finally(() => server.shutdown());
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await server.finished;

@@ -1,7 +1,8 @@
 /**
  * Part 4: resident memory (`VmRSS` from `/proc/PID/status`) over stdio: idle after the handshake,
- * this server against the floor (and task-orchestrator-mcp for reference), and this server holding
- * 100,000 tasks in one session (filled by createTask calls, memory store).
+ * this server against the SDK v2 floor (and SDK v1's floor and task-orchestrator-mcp for
+ * reference), and this server holding 100,000 tasks in one session (filled by createTask calls,
+ * memory store).
  */
 import { sleep } from "../tests/support/time.ts";
 import { floorStdio, type ServerCommand, serverStdio } from "./commands.ts";
@@ -35,7 +36,7 @@ function mib(kib: number | undefined): string {
 /** Runs part 4; `rss100kKiB` from part 2 saves filling another session. */
 export async function memory(options: PartOptions & { rss100kKiB?: number }): Promise<PartResult> {
   const runs = options.quick ? 1 : 3;
-  const servers: ServerCommand[] = [await serverStdio(), await floorStdio()];
+  const servers: ServerCommand[] = [await serverStdio(), await floorStdio("v2"), await floorStdio("v1")];
   try {
     servers.push(await orchestratorStdio(options.note));
   } catch (error) {
@@ -63,7 +64,7 @@ export async function memory(options: PartOptions & { rss100kKiB?: number }): Pr
     `${(big / floor).toFixed(2)}×`,
   ]);
   const targets: Target[] = [{
-    name: "Idle memory ≤ 1.2× the floor",
+    name: "Idle memory ≤ 1.2× the SDK v2 floor",
     met: ours / floor <= 1.2,
     detail: `${mib(ours)} MiB vs ${mib(floor)} MiB = ${(ours / floor).toFixed(2)}×`,
   }];
@@ -73,7 +74,7 @@ export async function memory(options: PartOptions & { rss100kKiB?: number }): Pr
     `Idle: after initialize and one tools/list, ${SETTLE_MS} ms later; median of ${runs} processes each.`,
     `With tasks: one session filled by createTask calls (memory store), ${SETTLE_MS} ms after the last call.`,
     "",
-    table(["server", "state", "RSS MiB", "÷ floor idle"], rows),
+    table(["server", "state", "RSS MiB", "÷ v2 floor idle"], rows),
     "",
     `checklist-mcp holds about ${
       ((big - ours) / bigSize * 1024).toFixed(0)

@@ -2,12 +2,16 @@
  * This server against task-orchestrator-mcp 1.1.0 (the Node server of seed 002, whose tools this one
  * answers under the same names) on a 10,000-task plan, both over stdio with their in-memory stores:
  * getTask, startTask and completeTask, one call at a time, the two servers taking turns. The plan
- * is 10 roots × 9 subtasks × 110 leaves, created with nested `tasks` (1,000 tasks a call).
+ * is 10 roots × 9 subtasks × 110 leaves, created with nested `tasks` (1,000 tasks a call). Before
+ * timing, this server gets part 2's warm-up (untimed calls of every tool on a session of its own,
+ * `latency.ts`), so its figures are of warm code as part 2's are, and task-orchestrator two untimed
+ * rounds on its plan's first leaves (its calls take a second each, so compiling its code is noise).
  *
  *   deno task bench:peer [--pairs=20]
  */
 import { callTool, connectRawStdio, type Rpc, type ToolResult } from "./rpc.ts";
 import { serverStdio } from "./commands.ts";
+import { warmUp } from "./latency.ts";
 import { orchestratorStdio } from "./peer.ts";
 import { ms, table } from "./report.ts";
 import { fillSession } from "./shapes.ts";
@@ -74,6 +78,16 @@ try {
     note(`${c.label}: 10,000 tasks created in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     if (c.leaves.length !== 9_900) throw new Error(`${c.label}: ${c.leaves.length} leaves, expected 9,900`);
   }
+  await warmUp(ours, 300);
+  const warm = 2;
+  for (let i = 0; i < warm; i++) {
+    const id = contenders[1]!.leaves[i]!;
+    await time(theirs, "getTask", { id });
+    await time(theirs, "startTask", { id });
+    await time(theirs, "completeTask", { id, resolution: "Warm-up." });
+  }
+  contenders[1]!.leaves = contenders[1]!.leaves.slice(warm);
+  note("warmed up");
   const samples = contenders.map(() => ({
     get: [] as number[],
     start: [] as number[],

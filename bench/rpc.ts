@@ -1,15 +1,25 @@
 /**
  * Raw JSON-RPC clients over stdio and over Streamable HTTP: no SDK client, so the client side costs
- * the same for every server measured. Only 127.0.0.1 is contacted; every wait is bounded.
+ * the same for every server measured. Each speaks one era: `legacy` opens with the 2025 `initialize`
+ * handshake (and over HTTP keeps the `Mcp-Session-Id` it is given); `modern` speaks 2026-07-28,
+ * every request carrying the `_meta` envelope (and over HTTP the standard headers), and opens with
+ * `server/discover`, as the SDK's client does. Only 127.0.0.1 is contacted; every wait is bounded.
  */
+import { modernHeaders, withEnvelope } from "../tests/support/modern.ts";
 import { spawnChild, terminate } from "../tests/support/processes.ts";
 import { jsonRpcMessages } from "../tests/support/sse.ts";
 import { lines, tail } from "../tests/support/streams.ts";
 import { sleep, withTimeout } from "../tests/support/time.ts";
 import type { ServerCommand } from "./commands.ts";
 
-/** Protocol version the raw clients announce. */
+/** Protocol version the raw clients announce in the handshake era. */
 export const PROTOCOL_VERSION = "2025-06-18";
+
+/** The era a raw client speaks: the 2025 handshake (`legacy`) or 2026-07-28 (`modern`). */
+export type Era = "legacy" | "modern";
+
+/** The name the raw clients give. */
+const CLIENT_NAME = "checklist-mcp-bench";
 
 /** A JSON-RPC error from the server. */
 export class RpcError extends Error {
@@ -45,8 +55,23 @@ export function initializeParams(): Record<string, unknown> {
   return {
     protocolVersion: PROTOCOL_VERSION,
     capabilities: {},
-    clientInfo: { name: "checklist-mcp-bench", version: "0.0.0" },
+    clientInfo: { name: CLIENT_NAME, version: "0.0.0" },
   };
+}
+
+/**
+ * The first request of a connection in `era`: `initialize`, or a 2026-07-28 client's
+ * `server/discover` with its envelope.
+ */
+export function openingRequest(era: Era): { method: string; params: Record<string, unknown> } {
+  return era === "legacy"
+    ? { method: "initialize", params: initializeParams() }
+    : { method: "server/discover", params: withEnvelope({}, CLIENT_NAME) };
+}
+
+/** Params as sent in `era`: with the envelope in the modern one. */
+function paramsIn(era: Era, params: unknown): unknown {
+  return era === "modern" ? withEnvelope(params as Record<string, unknown> | undefined, CLIENT_NAME) : params;
 }
 
 /** Calls a tool; a tool error (`isError`) throws with its text, so a benchmark never times a refusal. */
@@ -58,8 +83,11 @@ export async function callTool(rpc: Rpc, name: string, args: Record<string, unkn
   return result;
 }
 
-/** Starts a stdio server and completes the MCP handshake over raw JSON-RPC lines. */
-export async function connectRawStdio(cmd: ServerCommand): Promise<Rpc> {
+/**
+ * Starts a stdio server and opens an MCP connection in `era` over raw JSON-RPC lines: the
+ * handshake (`initialize`, `notifications/initialized`), or 2026-07-28's `server/discover`.
+ */
+export async function connectRawStdio(cmd: ServerCommand, era: Era = "legacy"): Promise<Rpc> {
   const child = spawnChild(cmd, { stdin: "piped", stdout: "piped", stderr: "piped" });
   const stderr = { text: "" };
   const stderrDone = tail(child.stderr, 2000, stderr).catch(() => {});
@@ -90,10 +118,10 @@ export async function connectRawStdio(cmd: ServerCommand): Promise<Rpc> {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        send({ jsonrpc: "2.0", id, method, params }).catch(reject);
+        send({ jsonrpc: "2.0", id, method, params: paramsIn(era, params) }).catch(reject);
       });
     },
-    notify: (method, params) => send({ jsonrpc: "2.0", method, params }),
+    notify: (method, params) => send({ jsonrpc: "2.0", method, params: paramsIn(era, params) }),
     async close() {
       if (closed) return;
       closed = true;
@@ -106,8 +134,9 @@ export async function connectRawStdio(cmd: ServerCommand): Promise<Rpc> {
     [Symbol.asyncDispose]: () => rpc.close(),
   };
   try {
-    await withTimeout(rpc.request("initialize", initializeParams()), 60_000, `${cmd.label} initialize`);
-    await rpc.notify("notifications/initialized");
+    const opening = openingRequest(era);
+    await withTimeout(rpc.request(opening.method, opening.params), 60_000, `${cmd.label} ${opening.method}`);
+    if (era === "legacy") await rpc.notify("notifications/initialized");
   } catch (error) {
     await stop();
     await stderrDone;
@@ -117,28 +146,42 @@ export async function connectRawStdio(cmd: ServerCommand): Promise<Rpc> {
   return rpc;
 }
 
-/** A raw Streamable HTTP client: one connection (stateful server) or none (stateless server). */
+/**
+ * A raw Streamable HTTP client: one connection (stateful server), or none (a stateless server, and
+ * every 2026-07-28 client).
+ */
 export interface HttpRpc extends Rpc {
   /** The `Mcp-Session-Id` the server gave at initialize; undefined from a stateless server. */
   readonly sessionId: string | undefined;
 }
 
-/** Initializes over HTTP and returns a client that sends every later request with the `Mcp-Session-Id`. */
-export async function connectRawHttp(url: string, pid?: number): Promise<HttpRpc> {
+/**
+ * Opens an MCP client over HTTP in `era`: the handshake era initializes and sends every later
+ * request with the `Mcp-Session-Id` it got; 2026-07-28 sends `server/discover` and then each
+ * request alone, with the envelope and the standard headers.
+ */
+export async function connectRawHttp(url: string, pid?: number, era: Era = "legacy"): Promise<HttpRpc> {
   let sessionId: string | undefined;
   let nextId = 1;
-  const post = async (body: Record<string, unknown>): Promise<Response> => {
+  const post = async (method: string, params: unknown, id?: number): Promise<Response> => {
+    const sent = paramsIn(era, params) as Record<string, unknown> | undefined;
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      "mcp-protocol-version": PROTOCOL_VERSION,
+      ...(era === "modern" ? modernHeaders(method, sent) : { "mcp-protocol-version": PROTOCOL_VERSION }),
     };
     if (sessionId) headers["mcp-session-id"] = sessionId;
-    return await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      ...(id === undefined ? {} : { id }),
+      method,
+      params: sent,
+    });
+    return await fetch(url, { method: "POST", headers, body });
   };
   const request = async (method: string, params?: unknown): Promise<unknown> => {
     const id = nextId++;
-    const response = await post({ jsonrpc: "2.0", id, method, params });
+    const response = await post(method, params, id);
     if (method === "initialize") sessionId = response.headers.get("mcp-session-id") ?? undefined;
     const text = await response.text();
     const message = replyTo(id, text, response.headers.get("content-type") ?? "");
@@ -153,7 +196,7 @@ export async function connectRawHttp(url: string, pid?: number): Promise<HttpRpc
     },
     request,
     async notify(method, params) {
-      const response = await post({ jsonrpc: "2.0", method, params });
+      const response = await post(method, params);
       await response.body?.cancel();
     },
     async close() {
@@ -167,8 +210,9 @@ export async function connectRawHttp(url: string, pid?: number): Promise<HttpRpc
     },
     [Symbol.asyncDispose]: () => rpc.close(),
   };
-  await request("initialize", initializeParams());
-  await rpc.notify("notifications/initialized");
+  const opening = openingRequest(era);
+  await request(opening.method, opening.params);
+  if (era === "legacy") await rpc.notify("notifications/initialized");
   return rpc;
 }
 

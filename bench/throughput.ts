@@ -1,22 +1,44 @@
 /**
- * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients, stateful (one MCP session per
- * client) and stateless (`STATELESS=1`: one server and transport per request), this server's
- * getTask on a 100-task session against the floor's no-op tool. Both servers run at once and take
- * turns (this, floor, floor, this, …) in short rounds, so a change in the machine's load hits both
- * alike; the ratio is the median of each round's pair. Each client sends one request at a time; the
- * load generator runs in this process on the same machine. Besides requests per second, the
- * server process's own CPU time per request (from `/proc/PID/stat`) is reported: other work on the
- * machine moves it much less than it moves requests per second.
+ * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients in three modes, this server's getTask
+ * on a 100-task session against a floor's no-op tool:
+ *
+ * - 2026-07-28: every request alone, with the `_meta` envelope and the standard headers, against
+ *   the SDK v2 floor (`createMcpHandler` on `Deno.serve`);
+ * - the handshake era with sessions (one MCP session per client), against the SDK v1 floor
+ *   (stateful), as before issue 28;
+ * - the handshake era without sessions (`STATELESS=1` here: SDK v2's stateless legacy leg),
+ *   against the SDK v2 floor's own stateless legacy leg.
+ *
+ * Both servers run at once and take turns (this, floor, floor, this, …) in short rounds, so a change
+ * in the machine's load hits both alike; the ratio is the median of each round's pair. Each client
+ * sends one request at a time; the load generator runs in this process on the same machine.
+ * Besides requests per second, the server process's own CPU time per request (from
+ * `/proc/PID/stat`) is reported: other work on the machine moves it much less than it moves
+ * requests per second.
  */
 import { cpuMs } from "./machine.ts";
 import { freePort } from "../tests/support/processes.ts";
-import { floorHttp, serverHttp, startHttpServer } from "./commands.ts";
+import { floorHttp, floorLabel, type FloorSdk, serverHttp, startHttpServer } from "./commands.ts";
 import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
-import { callTool, connectRawHttp, type HttpRpc } from "./rpc.ts";
+import { callTool, connectRawHttp, type Era, type HttpRpc } from "./rpc.ts";
 import { fillSession } from "./shapes.ts";
 import { median, stats } from "./stats.ts";
 
-type Mode = "stateful" | "stateless";
+/** How the clients speak to both servers, and which floor this server is measured against. */
+interface Mode {
+  name: string;
+  era: Era;
+  /** The handshake era without sessions (this server's `STATELESS=1`). */
+  stateless: boolean;
+  floor: FloorSdk;
+}
+
+const MODES: readonly Mode[] = [
+  { name: "2026-07-28", era: "modern", stateless: true, floor: "v2" },
+  { name: "handshake, stateful", era: "legacy", stateless: false, floor: "v1" },
+  { name: "handshake, stateless", era: "legacy", stateless: true, floor: "v2" },
+];
+
 type Who = "checklist-mcp" | "floor";
 
 /** One server's requests over one stretch of time. */
@@ -44,6 +66,7 @@ interface Contender {
   who: Who;
   url: string;
   pid: number;
+  era: Era;
   call: (rpc: HttpRpc, i: number) => Promise<unknown>;
   stop: () => Promise<unknown>;
 }
@@ -80,27 +103,30 @@ async function drive(
   };
 }
 
-/** Starts `who` in `mode`; a string says why it cannot be measured. */
+/** Starts `who` for `mode`; a string says why it cannot be measured. */
 async function start(who: Who, mode: Mode): Promise<Contender | string> {
   const port = freePort();
-  const env: Record<string, string> = mode === "stateless" ? { STATELESS: "1" } : {};
-  const cmd = who === "floor" ? await floorHttp(port, env) : await serverHttp(port, env);
+  // The modern era has no sessions whatever the setting; STATELESS=1 is the handshake era's.
+  const env: Record<string, string> = who === "checklist-mcp" && mode.stateless && mode.era === "legacy"
+    ? { STATELESS: "1" }
+    : {};
+  const cmd = who === "floor" ? await floorHttp(port, {}, mode.floor) : await serverHttp(port, env);
   const server = await startHttpServer(cmd, port);
   const url = `${server.url}/mcp`;
   const sessionId = "bench";
   let leaves: string[] = [];
   {
-    await using setup = await connectRawHttp(url, server.child.pid);
-    if (mode === "stateless" && setup.sessionId !== undefined) {
+    await using setup = await connectRawHttp(url, server.child.pid, mode.era);
+    if (mode.stateless !== (setup.sessionId === undefined)) {
       await server.stop();
-      return "STATELESS=1 is not supported yet (the server issued a session id)";
+      return `${cmd.label} ${setup.sessionId === undefined ? "gave no" : "gave a"} session id`;
     }
     if (who === "checklist-mcp") leaves = (await fillSession(setup, { sessionId, size: 100 })).ids.leaves;
   }
   const call = who === "floor"
     ? (rpc: HttpRpc) => callTool(rpc, "noop", { id: "x" })
     : (rpc: HttpRpc, i: number) => callTool(rpc, "getTask", { sessionId, id: leaves[i % leaves.length] });
-  return { who, url, pid: server.child.pid, call, stop: () => server.stop() };
+  return { who, url, pid: server.child.pid, era: mode.era, call, stop: () => server.stop() };
 }
 
 /** Both servers at `n` clients, in turns: each one's figures and the median ratio of the pairs. */
@@ -111,7 +137,7 @@ async function interleave(
   seconds: number,
 ): Promise<{ runs: [Run, Run]; ratio: number }> {
   const clients = await Promise.all(
-    targets.map((t) => Promise.all(Array.from({ length: n }, () => connectRawHttp(t.url, t.pid)))),
+    targets.map((t) => Promise.all(Array.from({ length: n }, () => connectRawHttp(t.url, t.pid, t.era)))),
   );
   try {
     for (const [i, t] of targets.entries()) await drive(clients[i]!, t.call, 0.3, t.pid);
@@ -150,29 +176,43 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
   const rounds = options.quick ? 2 : 8;
   const seconds = options.quick ? 0.5 : 0.75;
   const rows: (string | number)[][] = [];
-  const stateful: number[] = [];
+  const ratios = new Map<Mode, number[]>(MODES.map((m) => [m, []]));
   const notes: string[] = [];
-  for (const mode of ["stateful", "stateless"] as const) {
+  for (const mode of MODES) {
     const ours = await start("checklist-mcp", mode);
     const floor = await start("floor", mode);
     try {
-      for (const [t, who] of [[ours, "checklist-mcp"], [floor, "floor"]] as const) {
-        if (typeof t === "string") notes.push(`- ${who} ${mode}: not available — ${t}.`);
+      for (const [t, who] of [[ours, "checklist-mcp"], [floor, floorLabel(mode.floor)]] as const) {
+        if (typeof t === "string") notes.push(`- ${who}, ${mode.name}: not available — ${t}.`);
       }
       for (const n of concurrency) {
         if (typeof ours === "string" || typeof floor === "string") {
-          rows.push([mode, n, "n/a", "n/a", "n/a", "n/a", "—", "n/a", "n/a", "—", 0]);
+          rows.push([
+            mode.name,
+            floorLabel(mode.floor),
+            n,
+            "n/a",
+            "n/a",
+            "n/a",
+            "n/a",
+            "—",
+            "n/a",
+            "n/a",
+            "—",
+            0,
+          ]);
           continue;
         }
         const { runs: [a, b], ratio } = await interleave([ours, floor], n, rounds, seconds);
         options.note(
-          `throughput ${mode} ${n} clients: ${a.requestsPerSecond.toFixed(0)} vs ${
+          `throughput ${mode.name} ${n} clients: ${a.requestsPerSecond.toFixed(0)} vs ${
             b.requestsPerSecond.toFixed(0)
           } req/s (${ratio.toFixed(2)}×)`,
         );
-        if (mode === "stateful") stateful.push(ratio);
+        ratios.get(mode)!.push(ratio);
         rows.push([
-          mode,
+          mode.name,
+          floorLabel(mode.floor),
           n,
           a.requestsPerSecond.toFixed(0),
           `${ms(a.p50)} / ${ms(a.p99)}`,
@@ -195,14 +235,22 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     `Both servers run at once and take turns: ${rounds} rounds of ${seconds} s each per client count (this, floor;`,
     "then floor, this; after a short warm-up), so drift in the machine's load hits both alike. Each client sends",
     "one request at a time; checklist-mcp answers getTask on a 100-task session, the floor its no-op tool. Req/s",
-    'is the median of the rounds; "req/s ÷ floor" the median of each round\'s ratio. Stateful: one MCP',
-    "connection per client.",
-    "Stateless (`STATELESS=1`): a new server and transport per request. The load generator shares the machine.",
-    "Server CPU is the server process's user + system time over the run divided by its requests; \"floor CPU ÷",
-    'ours" is the throughput the server itself would allow, relative to the floor, with the machine to itself.',
+    'is the median of the rounds; "req/s ÷ floor" the median of each round\'s ratio. 2026-07-28: each request',
+    "alone with its `_meta` envelope and the headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, against",
+    `the \`${
+      floorLabel("v2")
+    }\` (\`createMcpHandler\` on \`Deno.serve\`). Handshake, stateful: one MCP session per`,
+    `client, against the \`${
+      floorLabel("v1")
+    }\` (SDK v1, Hono, its web-standard transport). Handshake, stateless`,
+    "(checklist-mcp with `STATELESS=1`): a new server per request, against the v2 floor's own stateless legacy",
+    "leg. The load generator shares the machine. Server CPU is the server process's user + system time over the",
+    'run divided by its requests; "floor CPU ÷ ours" is the throughput the server itself would allow, relative to',
+    "the floor, with the machine to itself.",
     "",
     table([
       "mode",
+      "floor",
       "clients",
       "checklist-mcp req/s",
       "p50 / p99 ms",
@@ -216,12 +264,18 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     ], rows),
     ...(notes.length ? ["", ...notes] : []),
   ].join("\n");
-  const worst = stateful.length > 0 ? Math.min(...stateful) : undefined;
-  const targets: Target[] = [{
-    name: "HTTP stateful req/s ≥ 0.9× the floor at 1, 4 and 16 clients",
-    met: worst === undefined ? undefined : worst >= 0.9,
-    detail: worst === undefined ? "not measured" : `${stateful.map((r) => `${r.toFixed(2)}×`).join(", ")}`,
-  }];
+  const target = (mode: Mode, name: string): Target => {
+    const list = ratios.get(mode)!;
+    return {
+      name,
+      met: list.length === concurrency.length ? Math.min(...list) >= 0.9 : undefined,
+      detail: list.length === 0 ? "not measured" : list.map((r) => `${r.toFixed(2)}×`).join(", "),
+    };
+  };
+  const targets: Target[] = [
+    target(MODES[0]!, "2026-07-28 HTTP req/s ≥ 0.9× the SDK v2 floor at 1, 4 and 16 clients"),
+    target(MODES[1]!, "Handshake-era HTTP (sessions) req/s ≥ 0.9× the SDK v1 floor at 1, 4 and 16 clients"),
+  ];
   return {
     markdown: [markdown, "", ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`)].join(
       "\n",

@@ -1,12 +1,9 @@
 /**
- * Cold-start limit: the MCP SDK's `McpServer` and its stdio transport, imported statically and
- * connected with no tool at all. No server built on the SDK's server classes can answer `initialize`
- * sooner (checklist-mcp uses its own, lib/mcp/protocol_server.ts).
+ * Cold-start limit: the SDK v2 server's `McpServer` and `serveStdio`, imported statically, serving
+ * a server with no tool at all. No server built on SDK v2's server classes can answer its first
+ * request sooner; the floor (`bench/floor_server.ts`) adds one tool and its zod schema.
  */
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 
-const server = new McpServer({ name: "sdk-import", version: "0.0.0" });
-await server.connect(new StdioServerTransport());
+serveStdio(() => new McpServer({ name: "sdk-import", version: "0.0.0" }));
