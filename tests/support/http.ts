@@ -12,6 +12,7 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { quietLogger } from "./logs.ts";
 import { type Client, type ClientEra, newClient, StreamableHTTPClientTransport } from "./sdk_client.ts";
+import { modernEnvelope, modernHeaders } from "./modern.ts";
 
 /** The MCP endpoint the in-process tests address (a loopback Host, so the guard lets it pass). */
 export const ENDPOINT = "http://127.0.0.1:8585/mcp";
@@ -22,41 +23,23 @@ export const MCP_HEADERS: Readonly<Record<string, string>> = {
   accept: "application/json, text/event-stream",
 };
 
-/** The `_meta` envelope every 2026-07-28 request carries (with `extra` keys added). */
-export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    ...extra,
-  };
-}
-
 /**
  * A raw 2026-07-28 request: its standard headers (`MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name`
- * for a named tool, prompt or resource) and its body with the `_meta` envelope.
+ * for a named tool, prompt or resource) and its body with the `_meta` envelope (modern.ts, which the
+ * benchmarks share), `meta` keys added to it.
  */
 export function modernRequest(
   method: string,
   params: Record<string, unknown> = {},
   options: { meta?: Record<string, unknown>; id?: number } = {},
 ): { headers: Record<string, string>; body: string } {
-  const name = typeof params.name === "string"
-    ? params.name
-    : typeof params.uri === "string"
-    ? params.uri
-    : undefined;
   return {
-    headers: {
-      ...MCP_HEADERS,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(name === undefined ? {} : { "mcp-name": name }),
-    },
+    headers: { ...MCP_HEADERS, ...modernHeaders(method, params) },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: options.id ?? 1,
       method,
-      params: { ...params, _meta: modernMeta(options.meta) },
+      params: { ...params, _meta: modernEnvelope("raw", options.meta) },
     }),
   };
 }
