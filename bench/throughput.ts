@@ -28,7 +28,7 @@ import { median, stats } from "./stats.ts";
 interface Mode {
   name: string;
   era: Era;
-  /** The handshake era without sessions (this server's `STATELESS=1`). */
+  /** No session ids: every 2026-07-28 request, and the handshake era under this server's `STATELESS=1`. */
   stateless: boolean;
   floor: FloorSdk;
 }
