@@ -26,6 +26,13 @@ import { DEFAULT_SESSION } from "../domain/names.ts";
 const JSON_TYPE = "application/json";
 const LONE_SURROGATE = "holds a lone surrogate: send well-formed Unicode";
 
+// The `resume` prompt's arguments, built once per process: a 2026-07-28 server is built for every
+// HTTP request, and building these zod schemas was most of its cost (BENCHMARKS.md, issue 28).
+const PROJECT_ARGUMENT = ProjectSchema.refine(isWellFormed, LONE_SURROGATE).optional()
+  .describe("Project of the progress document");
+const SESSION_ARGUMENT = SessionIdSchema.refine(isWellFormed, LONE_SURROGATE).optional()
+  .describe("Task tree; default: that of the latest work");
+
 /** URI of a session's task tree. */
 export function sessionUri(sessionId: string): string {
   return `checklist://sessions/${encodeURIComponent(sessionId)}`;
@@ -132,13 +139,11 @@ export function registerHandoff(catalog: Catalog, options: HandoffOptions): List
         "Everything needed to pick up work: the progress document, recent works and current tasks.",
       arguments: {
         project: {
-          schema: ProjectSchema.refine(isWellFormed, LONE_SURROGATE).optional()
-            .describe("Project of the progress document"),
+          schema: PROJECT_ARGUMENT,
           complete: completeProject,
         },
         sessionId: {
-          schema: SessionIdSchema.refine(isWellFormed, LONE_SURROGATE).optional()
-            .describe("Task tree; default: that of the latest work"),
+          schema: SESSION_ARGUMENT,
           complete: completeSession,
         },
       },
