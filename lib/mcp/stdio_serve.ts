@@ -52,14 +52,18 @@ export function serveOverStdio(options: StdioServeOptions): StdioServing {
     log,
   });
   const listening = new Map<string | number, Promise<() => void>>();
-  const observe = (message: JSONRPCMessage) => {
+  // A listen request waits until what it listens to has been read (its versions before any change
+  // the acknowledgement might precede); nothing else waits.
+  const observe = (message: JSONRPCMessage): Promise<unknown> | undefined => {
     const m = message as { id?: string | number; method?: string; params?: Record<string, unknown> };
     if (m.method === "subscriptions/listen" && m.id !== undefined) {
       const filter = (m.params?.notifications ?? {}) as Record<string, unknown>;
       const uris = Array.isArray(filter.resourceSubscriptions)
         ? filter.resourceSubscriptions.filter((u): u is string => typeof u === "string")
         : [];
-      listening.set(m.id, watch.want({ uris, listChanged: filter.resourcesListChanged === true }));
+      const wanted = watch.want({ uris, listChanged: filter.resourcesListChanged === true });
+      listening.set(m.id, wanted);
+      return wanted;
     } else if (m.method === "notifications/cancelled") {
       const id = m.params?.requestId as string | number | undefined;
       const held = id === undefined ? undefined : listening.get(id);
@@ -68,6 +72,7 @@ export function serveOverStdio(options: StdioServeOptions): StdioServing {
         held.then((release) => release());
       }
     }
+    return undefined;
   };
   const transport = new StdioTransport({ log, observe });
   const handle = serveStdio(({ era }) => {

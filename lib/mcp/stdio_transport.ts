@@ -35,8 +35,12 @@ export interface StdioTransportOptions {
   maxLineBytes?: number;
   /** Where refused lines are logged (at `warn`). */
   log?: Logger;
-  /** Sees each message read, before the protocol does (stdio_serve.ts follows listen streams with it). */
-  observe?: (message: JSONRPCMessage) => void;
+  /**
+   * Sees each message read, before the protocol does (stdio_serve.ts follows listen streams with it).
+   * When it returns a promise, that message and every one after it wait for it, in order: a listen
+   * stream is acknowledged only once what it listens to has been read.
+   */
+  observe?: (message: JSONRPCMessage) => void | Promise<unknown>;
 }
 
 type RequestId = string | number;
@@ -59,7 +63,9 @@ export class StdioTransport implements Transport {
   readonly #output: SyncWriter;
   readonly #maxLineBytes: number;
   readonly #log: Logger | undefined;
-  readonly #observe: ((message: JSONRPCMessage) => void) | undefined;
+  readonly #observe: ((message: JSONRPCMessage) => void | Promise<unknown>) | undefined;
+  /** Messages held back behind an observer's promise, delivered in order; undefined when none are. */
+  #held: Promise<void> | undefined;
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
   /** Requests read and not answered yet. */
@@ -127,8 +133,26 @@ export class StdioTransport implements Transport {
     if (message.method === "notifications/cancelled" && message.params?.requestId !== undefined) {
       this.#pending.delete(message.params.requestId);
     }
-    this.#observe?.(read.message);
-    this.onmessage?.(read.message);
+    this.#deliver(read.message);
+  }
+
+  /** Hands `message` on, after whatever its observer (or an earlier message's) is waiting for. */
+  #deliver(message: JSONRPCMessage): void {
+    const waiting = this.#observe?.(message);
+    if (!waiting && !this.#held) {
+      this.onmessage?.(message);
+      return;
+    }
+    const held: Promise<void> = (this.#held ?? Promise.resolve())
+      .then(() => waiting)
+      .catch(() => {})
+      .then(() => {
+        if (!this.#closed) this.onmessage?.(message);
+      })
+      .finally(() => {
+        if (this.#held === held) this.#held = undefined;
+      });
+    this.#held = held;
   }
 
   #refuse(reply: JsonRpcErrorReply, reason: string): void {
