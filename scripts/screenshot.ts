@@ -22,6 +22,13 @@ await ok(mcp.client, "completeTask", {
 });
 await ok(mcp.client, "startTask", { sessionId: "release-2.0", id: "notes-review" });
 await seedTeamPlan(mcp.client, "beta");
+// A finding left for whoever takes the task next (docs/teams.md: notes).
+await ok(mcp.client, "updateTask", {
+  sessionId: "beta",
+  id: "api",
+  agent: "backend",
+  note: "Rate limits live in api/limits.ts; the sign-up route reuses them.",
+});
 await ok(mcp.client, "createTask", {
   sessionId: "docs-site",
   name: "Refresh the documentation site",
