@@ -19,7 +19,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { ConnectionPool } from "./connections.ts";
 import { errorReply, SERVER_ERROR, SESSION_NOT_FOUND } from "./rpc_errors.ts";
-import { type ResourceEvent, ResourceWatch } from "./resource_watch.ts";
+import { listenInterest, type ResourceEvent, ResourceWatch } from "./resource_watch.ts";
 import type { Era } from "./server.ts";
 import {
   type AuthInfo,
@@ -183,12 +183,7 @@ export class McpHttpEndpoint {
         { "Retry-After": "5" },
       );
     }
-    const filter = (body as { params?: { notifications?: Record<string, unknown> } }).params?.notifications ??
-      {};
-    const uris = Array.isArray(filter.resourceSubscriptions)
-      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === "string")
-      : [];
-    const unwant = await watch.want({ uris, listChanged: filter.resourcesListChanged === true });
+    const unwant = await watch.want(listenInterest((body as { params?: unknown }).params));
     const done = () => {
       unwant();
       release();

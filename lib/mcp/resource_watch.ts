@@ -27,6 +27,21 @@ export interface ResourceInterest {
   listChanged?: boolean;
 }
 
+/**
+ * What a `subscriptions/listen` request asks of a watch: its filter's `resourceSubscriptions` and
+ * `resourcesListChanged` (the rest of the filter, and a malformed one, are the SDK's to answer).
+ */
+export function listenInterest(params: unknown): ResourceInterest {
+  const filter = ((params as { notifications?: unknown } | null | undefined)?.notifications ?? {}) as Record<
+    string,
+    unknown
+  >;
+  const uris = Array.isArray(filter.resourceSubscriptions)
+    ? filter.resourceSubscriptions.filter((u): u is string => typeof u === "string")
+    : [];
+  return { uris, listChanged: filter.resourcesListChanged === true };
+}
+
 /** Options of {@link ResourceWatch}. */
 export interface ResourceWatchOptions {
   space: Space;

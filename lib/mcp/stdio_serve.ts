@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import { ResourceWatch } from "./resource_watch.ts";
+import { listenInterest, ResourceWatch } from "./resource_watch.ts";
 import { type JSONRPCMessage, type Server, serveStdio } from "./sdk.ts";
 import type { Era } from "./server.ts";
 import { StdioTransport } from "./stdio_transport.ts";
@@ -57,11 +57,7 @@ export function serveOverStdio(options: StdioServeOptions): StdioServing {
   const observe = (message: JSONRPCMessage): Promise<unknown> | undefined => {
     const m = message as { id?: string | number; method?: string; params?: Record<string, unknown> };
     if (m.method === "subscriptions/listen" && m.id !== undefined) {
-      const filter = (m.params?.notifications ?? {}) as Record<string, unknown>;
-      const uris = Array.isArray(filter.resourceSubscriptions)
-        ? filter.resourceSubscriptions.filter((u): u is string => typeof u === "string")
-        : [];
-      const wanted = watch.want({ uris, listChanged: filter.resourcesListChanged === true });
+      const wanted = watch.want(listenInterest(m.params));
       listening.set(m.id, wanted);
       return wanted;
     } else if (m.method === "notifications/cancelled") {
