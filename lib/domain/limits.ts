@@ -23,6 +23,12 @@ export const LIMITS = {
   noteLength: 2000,
   /** Notes a task keeps: the last ones; `notes_dropped` counts the older ones. */
   notesKept: 20,
+  /** Patterns in one task's `paths` (docs/teams.md "Paths and reservations"). */
+  pathsPerTask: 32,
+  /** One path pattern, in characters, as given and once normalised. */
+  patternLength: 200,
+  /** Paths or patterns one `checkPaths` call asks about. */
+  pathsPerCheck: 1000,
   depth: 12,
   childrenPerTask: 1000,
   tasksPerCall: 500,
