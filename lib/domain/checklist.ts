@@ -9,6 +9,7 @@ import { checkPerCall, checkPerSession, checkTreeShape, LIMITS } from "./limits.
 import { NameSchema, type Task, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
 import { extraActiveLeaves } from "./invariants.ts";
+import { checkReservationsKept, liveReservations } from "./reservations.ts";
 import {
   type Actor,
   ANONYMOUS,
@@ -66,7 +67,8 @@ export function resolvePath(tree: TaskTree, path: string): Task | undefined {
  * exists keeps its other fields (description, criteria, resolution, notes) and, when `children` is
  * omitted, its subtree; it moves here if it was elsewhere. Tasks no longer listed are deleted.
  * Returns how many tasks the call listed. A leaf another agent holds must come out of it as it was
- * (`CLAIMED` otherwise), and each agent keeps at most one leaf in progress.
+ * (`CLAIMED` otherwise), and each agent keeps at most one leaf in progress. A move that would make two
+ * live claims reserve overlapping paths is `RESERVED`.
  */
 export function updateTasks(
   tree: TaskTree,
@@ -75,6 +77,7 @@ export function updateTasks(
   actor: Actor = ANONYMOUS,
 ): { updated: number; notes: string[] } {
   const held = othersClaims(tree, actor);
+  const reserved = liveReservations(tree, { now: actor.now });
   const parent = resolvePath(tree, path);
   const listed = new Map<string, ChecklistItem>();
   const visit = (list: ChecklistItem[]) => {
@@ -115,6 +118,7 @@ export function updateTasks(
     if (existing?.constraints) task.constraints = existing.constraints;
     if (existing?.parallel) task.parallel = existing.parallel;
     if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
+    if (existing?.paths) task.paths = existing.paths;
     if (existing?.notes) task.notes = existing.notes;
     if (existing?.notes_dropped) task.notes_dropped = existing.notes_dropped;
     if (item.status === "DONE") task.status = "done";
@@ -175,6 +179,8 @@ export function updateTasks(
     tree.setAndSettle(leaf, "todo");
   }
   checkClaimsKept(tree, held, "replace");
+  // A move may change the paths a held leaf inherits.
+  checkReservationsKept(tree, reserved, { now: actor.now, what: `replace the tasks at "${path}"` });
   checkReopened(tree);
   // Tasks replaced away leave every blocked_by (as deleteTask does); moves can turn a dependency
   // into an ancestor link or a cycle, so the session's links are checked again.

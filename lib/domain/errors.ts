@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "LIMIT_EXCEEDED",
   "FORBIDDEN",
   "CLAIMED",
+  "RESERVED",
   "STORE_UNAVAILABLE",
 ] as const;
 

@@ -14,6 +14,7 @@ import { type HistoryEntry, HistoryEntrySchema } from "./history_entry.ts";
 import { type Task, type TaskFields, TaskFieldsSchema, TaskIdSchema } from "./schemas.ts";
 import { derivedStatus, type TaskTree, type TreeChanges } from "./task_tree.ts";
 import { extraActiveLeaves } from "./invariants.ts";
+import { checkReservationsKept, liveReservations } from "./reservations.ts";
 import { type Actor, ANONYMOUS, checkClaimsKept, othersClaims, sameHolding } from "./team.ts";
 
 /** One task's part of a change: its fields (`f`) and child ids (`k`) before it, where they changed. */
@@ -243,10 +244,13 @@ export interface Restored {
  * Changes `tree`, inside the caller's transaction, into what it was before `deltas` (newest first),
  * through the journaled primitives, so the restore is itself a change with a compact delta (only
  * the tasks that differ are touched). Statuses come back as they were, in-progress leaf included.
- * Throws `INVALID_INPUT` when the history does not fit the tree (it was changed by other means).
+ * Throws `INVALID_INPUT` when the history does not fit the tree (it was changed by other means),
+ * `CLAIMED` when it would change a leaf another agent holds live, `RESERVED` when two live claims
+ * would then reserve overlapping paths.
  */
 export function restoreTree(tree: TaskTree, deltas: readonly Delta[], actor: Actor = ANONYMOUS): Restored {
   const held = othersClaims(tree, actor);
+  const reserved = liveReservations(tree, { now: actor.now });
   const past = replay(deltas);
   const activeBefore = tree.activeLeaves();
   const counts = { added: 0, removed: 0, changed: 0 };
@@ -311,6 +315,7 @@ export function restoreTree(tree: TaskTree, deltas: readonly Delta[], actor: Act
   }
   if (extraActiveLeaves(tree).length > 0) throw doesNotFit();
   checkClaimsKept(tree, held, "restore over");
+  checkReservationsKept(tree, reserved, { now: actor.now, what: "restore this revision" });
   for (const owner of owners) {
     const task = tree.get(owner);
     if (task && derivedStatus(task) !== task.status) throw doesNotFit();

@@ -29,6 +29,8 @@ export const LIMITS = {
   patternLength: 200,
   /** Paths or patterns one `checkPaths` call asks about. */
   pathsPerCheck: 1000,
+  /** One path or pattern `checkPaths` asks about, in characters (a long path is still a path). */
+  checkedPathLength: 4096,
   depth: 12,
   childrenPerTask: 1000,
   tasksPerCall: 500,

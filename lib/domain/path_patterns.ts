@@ -40,10 +40,10 @@ export function patternProblem(pattern: string): string | undefined {
 /**
  * The normal form of a valid pattern: leading `./` dropped, a trailing `/` written `/**`, runs of `**`
  * segments written once (`a/**\/**` is `a/**`: the same paths). Throws `INVALID_INPUT` naming the
- * pattern when it is not valid, `LIMIT_EXCEEDED` when its normal form is longer than
- * {@link LIMITS}.patternLength.
+ * pattern when it is not valid, `LIMIT_EXCEEDED` when its normal form is longer than `maxLength`
+ * ({@link LIMITS}.patternLength for a task's paths; a path asked about may be longer).
  */
-export function normalizePattern(pattern: string): string {
+export function normalizePattern(pattern: string, maxLength: number = LIMITS.patternLength): string {
   const problem = patternProblem(pattern);
   if (problem) {
     fail("INVALID_INPUT", `Invalid path pattern ${JSON.stringify(pattern)}: ${problem}; ${PATTERN_RULE}.`);
@@ -56,7 +56,7 @@ export function normalizePattern(pattern: string): string {
     out.push(segment);
   }
   const normal = out.join("/");
-  if (normal.length > LIMITS.patternLength) {
+  if (normal.length > maxLength) {
     fail(
       "LIMIT_EXCEEDED",
       `Path pattern ${JSON.stringify(pattern)} is ${normal.length} characters once normalised (${

@@ -80,6 +80,15 @@ export const NoteSchema = z.object({
 /** See {@link NoteSchema}. */
 export type Note = z.infer<typeof NoteSchema>;
 
+/**
+ * One path pattern as an agent sends it: 1–200 characters; what it may hold, and its normal form,
+ * is lib/domain/path_patterns.ts (docs/teams.md "Paths and reservations").
+ */
+export const PathPatternSchema = z.string().min(1).max(LIMITS.patternLength);
+
+/** The paths a task will change: at most 32 patterns; stored normalised. */
+export const PathsSchema = z.array(PathPatternSchema).max(LIMITS.pathsPerTask);
+
 /** A task's name. */
 export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 /** A task's description. */
@@ -104,6 +113,7 @@ export const TaskSchema = z.object({
   constraints: StatementListSchema.optional(),
   parallel: z.boolean().optional(),
   blocked_by: BlockedBySchema.optional(),
+  paths: PathsSchema.optional(),
   claim: ClaimSchema.optional(),
   notes: z.array(NoteSchema).max(LIMITS.notesKept).optional(),
   /** Older notes no longer kept (absent: none dropped). */
@@ -131,6 +141,7 @@ export const TaskViewSchema = z.object({
   constraints: z.array(z.string()).optional(),
   parallel: z.boolean().optional(),
   blocked_by: z.array(z.string()).optional(),
+  paths: z.array(z.string()).optional(),
   claim: ClaimSchema.optional(),
   /** Notes kept on the task (getTask shows them); absent when it has none. */
   notes_count: z.number().int().optional(),
@@ -150,6 +161,7 @@ export const NewTaskSchema = z.object({
   constraints: StatementListSchema.optional(),
   parallel: z.boolean().optional(),
   blocked_by: BlockedBySchema.optional(),
+  paths: PathsSchema.optional(),
   get tasks(): z.ZodOptional<z.ZodArray<typeof NewTaskSchema>> {
     return z.array(NewTaskSchema).optional();
   },
@@ -219,9 +231,38 @@ export const StartResultSchema = z.object({
 export type StartResult = z.infer<typeof StartResultSchema> & { taken_over_from?: string; renewed?: boolean };
 
 /**
+ * A leaf that would be ready but for other agents' live reservations (docs/teams.md "Paths and
+ * reservations"): per holder, its leaf, lease end and the overlapping patterns `[mine, theirs]`.
+ */
+export const ReservedLeafSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  conflicts: z.array(z.object({
+    id: z.string(),
+    agent: z.string(),
+    expires_at: z.string(),
+    pairs: z.array(z.tuple([z.string(), z.string()])),
+  })),
+});
+/** See {@link ReservedLeafSchema}. */
+export type ReservedLeaf = z.infer<typeof ReservedLeafSchema>;
+
+/** A live reservation that overlaps a path checkPaths was asked about (docs/teams.md). */
+export const PathConflictSchema = z.object({
+  path: z.string().describe("As asked"),
+  agent: z.string(),
+  task_id: z.string(),
+  task_name: z.string(),
+  pattern: z.string().describe("The holder's pattern"),
+  expires_at: z.string(),
+});
+/** See {@link PathConflictSchema}. */
+export type PathConflict = z.infer<typeof PathConflictSchema>;
+
+/**
  * What claimTask answers: startTask's whole reply (its fields are not repeated here, to keep the tool
- * listing short) plus the claim; or with nothing ready `task: null`, who holds what (`waiting_on`) and
- * what is blocked.
+ * listing short) plus the claim; or with nothing ready `task: null`, who holds what (`waiting_on`),
+ * what is blocked, and what waits on a reservation (`reserved`).
  */
 export const ClaimResultSchema = z.looseObject({
   task: TaskViewSchema.nullable(),
@@ -235,6 +276,7 @@ export const ClaimResultSchema = z.looseObject({
     .optional(),
   blocked: z.array(z.object({ id: z.string(), name: z.string(), blocked_by: z.array(z.string()) }))
     .optional(),
+  reserved: z.array(ReservedLeafSchema).optional(),
 });
 /** See {@link ClaimResultSchema}. */
 export type ClaimResult = z.infer<typeof ClaimResultSchema> & Partial<Omit<StartResult, "task" | "message">>;
@@ -270,6 +312,7 @@ export const UpdateTaskInputSchema = z.object({
   constraints: StatementListSchema.optional(),
   parallel: z.boolean().optional(),
   blocked_by: BlockedBySchema.optional(),
+  paths: PathsSchema.optional(),
   note: NoteTextSchema.optional(),
 });
 /** See {@link UpdateTaskInputSchema}. */

@@ -19,6 +19,8 @@ import type {
 } from "./schemas.ts";
 import { countTasks, settleAfterRemoval, subtree, type TaskTree } from "./task_tree.ts";
 import { addNote, contextLine, takeContext, type Takeover } from "./notes.ts";
+import { normalizePaths } from "./path_patterns.ts";
+import { guardReserved, pathsOf, reservedFor, reservedLeaf, reservedLine, setPaths } from "./reservations.ts";
 import {
   type Actor,
   agentName,
@@ -32,6 +34,7 @@ import {
   earlierUnfinished,
   guardClaimed,
   holderOf,
+  isLive,
   isWithin,
   leafOf,
   scanReady,
@@ -129,6 +132,7 @@ function buildTask(tree: TaskTree, input: NewTask, reserved = new Set<string>())
     if (t.constraints?.length) task.constraints = [...t.constraints];
     if (t.parallel) task.parallel = true;
     if (t.blocked_by?.length) task.blocked_by = [...t.blocked_by];
+    if (t.paths?.length) task.paths = normalizePaths(t.paths, `"${task.id}"`);
     task.tasks = (t.tasks ?? []).map(build);
     return task;
   };
@@ -195,6 +199,7 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
   if (task.constraints) view.constraints = task.constraints;
   if (task.parallel) view.parallel = true;
   if (task.blocked_by) view.blocked_by = task.blocked_by;
+  if (task.paths) view.paths = task.paths;
   if (task.claim) view.claim = task.claim;
   if (task.notes?.length) view.notes_count = task.notes.length;
   const parent = tree.parentOf(task);
@@ -207,7 +212,9 @@ export function viewOf(tree: TaskTree, task: Task): TaskView {
  * start (the deepest first unfinished leaf in a plan without parallel parts); that leaf and its
  * ancestors become in progress, and the actor's other leaf goes back to todo (invariant 1, per agent).
  * A named agent's leaf carries a claim with a lease; a leaf whose claim expired may be taken over.
- * Taking a leaf (not renewing it) hands over its `context` (notes.ts).
+ * Taking a leaf (not renewing it) hands over its `context` (notes.ts). A leaf whose paths overlap
+ * another agent's live reservation is refused (`RESERVED`); on a parent, the descent passes over such
+ * leaves (reservations.ts).
  */
 export function startTask(tree: TaskTree, id: string, actor: Actor = ANONYMOUS): StartResult {
   const task = tree.require(id);
@@ -218,10 +225,16 @@ export function startTask(tree: TaskTree, id: string, actor: Actor = ANONYMOUS):
     );
   }
   checkOrder(tree, task, "start");
-  const leaf = task.tasks.length === 0
-    ? task
-    : scanReady(tree, task, actor, { first: true, own: true }).ready[0] ?? nextTask(tree, task.tasks)!;
-  return startLeaf(tree, task, leaf, actor);
+  return startLeaf(tree, task, task.tasks.length === 0 ? task : descend(tree, task, actor), actor);
+}
+
+/**
+ * The leaf a start on `parent` goes to: the first one `actor` may take, else (to be refused with the
+ * reason) the first one a reservation keeps, else the first unfinished one.
+ */
+function descend(tree: TaskTree, parent: Task, actor: Actor): Task {
+  const scan = scanReady(tree, parent, actor, { first: true, own: true, reserved: reservedFor(tree, actor) });
+  return scan.ready[0] ?? scan.reserved[0]?.task ?? nextTask(tree, parent.tasks)!;
 }
 
 /** Starts (or renews, or takes over) `leaf`, reached from `task`, for `actor`; see {@link startTask}. */
@@ -232,7 +245,10 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
   const notes: string[] = [];
   const result: Partial<StartResult> = {};
   const agent = actor.agent;
-  if (leaf.status === "in_progress" && holderOf(leaf) === agent) {
+  const renewing = leaf.status === "in_progress" && holderOf(leaf) === agent;
+  // A take, or the renewal of a lease that expired meanwhile, makes a reservation live.
+  if (!renewing || (leaf.claim && !isLive(leaf.claim, actor.now))) guardReserved(tree, leaf, actor, "start");
+  if (renewing) {
     if (agent === undefined) notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
     else {
       tree.setField(leaf, "claim", claimFor({ ...actor, agent }, leaf.claim?.since));
@@ -269,6 +285,10 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
     if (agent !== undefined) tree.setField(leaf, "claim", claimFor({ ...actor, agent }));
     else if (leaf.claim) tree.setField(leaf, "claim", undefined);
     tree.setAndSettle(leaf, "in_progress");
+    const paths = pathsOf(tree, leaf);
+    if (agent !== undefined && paths.length > 0) {
+      notes.push(`Reserved for agent "${agent}" while the lease is live: ${paths.join(", ")}.`);
+    }
   }
   const path = tree.pathTo(leaf);
   const before = tree.statusBefore;
@@ -306,7 +326,9 @@ function putBack(tree: TaskTree, leaf: Task): void {
 /**
  * Claims work for a named agent (docs/teams.md): renews the lease of the leaf it holds
  * (a heartbeat; no new revision), else starts the first ready leaf in tree order under `id` (the
- * whole session without it) as {@link startTask} does. Nothing ready is an answer, not an error.
+ * whole session without it) whose paths overlap no other agent's live reservation, as
+ * {@link startTask} does. Nothing ready is an answer, not an error; so is a leaf of its own whose
+ * lease expired while another agent reserved paths it overlaps (it waits, listed in `reserved`).
  */
 export function claimTask(
   tree: TaskTree,
@@ -314,13 +336,30 @@ export function claimTask(
   id?: string,
 ): ClaimResult {
   const root = id === undefined ? undefined : tree.require(id);
+  const reserved = reservedFor(tree, actor);
   const own = leafOf(tree, actor.agent);
-  const leaf = own ?? scanReady(tree, root, actor, { first: true }).ready[0];
+  const lapsed = own?.claim && !isLive(own.claim, actor.now) ? reserved(own) : undefined;
+  if (own && lapsed) {
+    return {
+      task: null,
+      message: [
+        `Your lease on "${own.name}" (${own.id}) expired at ${
+          own.claim!.expires_at
+        }, and other agents have reserved paths it overlaps since:`,
+        reservedLine(own, lapsed),
+        `Call claimTask again once they are done, or put "${own.id}" back to todo (updateTask status "todo") to take other work.`,
+      ].join("\n"),
+      waiting_on: [],
+      blocked: [],
+      reserved: [reservedLeaf(own, lapsed)],
+    };
+  }
+  const leaf = own ?? scanReady(tree, root, actor, { first: true, reserved }).ready[0];
   if (leaf) {
     const started = startLeaf(tree, leaf, leaf, actor);
     return { ...started, claim: leaf.claim! };
   }
-  const scan = scanReady(tree, root, actor, { cap: 20 });
+  const scan = scanReady(tree, root, actor, { cap: 20, reserved });
   const where = root ? `under "${root.name}" (${root.id})` : "in this session";
   const lines: string[] = [];
   if ((root ? root.status : tree.size > 0 && tree.counts.done === tree.size ? "done" : "") === "done") {
@@ -333,7 +372,12 @@ export function claimTask(
     for (const { task, blockers } of scan.blocked) {
       lines.push(`- ${task.id} "${task.name}": blocked by ${blockers.map((b) => b.id).join(", ")}`);
     }
-    lines.push("Call claimTask again later: a lease that expires frees its task.");
+    for (const { task, conflicts } of scan.reserved) lines.push(reservedLine(task, conflicts));
+    lines.push(
+      `Call claimTask again later: a lease that expires frees its task${
+        scan.reserved.length > 0 ? ", and a task done frees the paths it reserved" : ""
+      }.`,
+    );
   }
   return {
     task: null,
@@ -349,6 +393,7 @@ export function claimTask(
       name: task.name,
       blocked_by: blockers.map((b) => b.id),
     })),
+    reserved: scan.reserved.map(({ task, conflicts }) => reservedLeaf(task, conflicts)),
   };
 }
 
@@ -361,7 +406,8 @@ function aggregate(path: Task[], key: "completion_criteria" | "constraints"): st
 /**
  * Completes a leaf with its resolution (R3.7–R3.16): parents whose children are all done complete
  * themselves, and the next task is named: for a named agent, the first ready leaf no other agent
- * holds. A task with unfinished subtasks is refused (R3.15), as is a leaf another agent holds.
+ * holds and no other agent's reservation keeps. A task with unfinished subtasks is refused (R3.15),
+ * as is a leaf another agent holds.
  */
 export function completeTask(
   tree: TaskTree,
@@ -373,7 +419,7 @@ export function completeTask(
   const autoCompleted = finish(tree, task, resolution, actor);
   const next = actor.agent === undefined
     ? nextTask(tree)
-    : scanReady(tree, undefined, actor, { first: true }).ready[0];
+    : scanReady(tree, undefined, actor, { first: true, reserved: reservedFor(tree, actor) }).ready[0];
   const lines = [`Completed "${task.name}" (${task.id}).`];
   if (autoCompleted.length) {
     lines.push(
@@ -428,8 +474,10 @@ function finish(tree: TaskTree, task: Task, resolution: string | undefined, acto
 /**
  * Changes the given fields (R2.7). A status change follows the same rules as start and complete;
  * a parent's status follows its children, so it cannot be set to todo directly. Text, criteria and
- * constraints of a leaf another agent holds stay editable; its status does not. A `note` appends a
- * note by the actor to any task, claimed or not (notes.ts); with other fields, all or nothing.
+ * constraints of a leaf another agent holds stay editable; its status does not. `paths` replace the
+ * task's paths (`[]` clears them) unless two live claims would then reserve overlapping paths
+ * (reservations.ts). A `note` appends a note by the actor to any task, claimed or not (notes.ts);
+ * with other fields, all or nothing.
  */
 export function updateTask(
   tree: TaskTree,
@@ -440,11 +488,11 @@ export function updateTask(
   const fields = ["name", "description", "resolution", "completion_criteria", "constraints"] as const;
   const given = fields.filter((f) => input[f] !== undefined);
   const others = given.length > 0 || input.status !== undefined || input.parallel !== undefined ||
-    input.blocked_by !== undefined;
+    input.blocked_by !== undefined || input.paths !== undefined;
   if (!others && input.note === undefined) {
     fail(
       "INVALID_INPUT",
-      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints, parallel, blocked_by, note.",
+      "Nothing to update: give at least one of name, description, status, resolution, completion_criteria, constraints, parallel, blocked_by, paths, note.",
     );
   }
   for (const f of given) {
@@ -454,6 +502,7 @@ export function updateTask(
   }
   if (input.parallel !== undefined) setParallel(tree, task, input.parallel);
   if (input.blocked_by !== undefined) setBlockedBy(tree, task, input.blocked_by);
+  if (input.paths !== undefined) setPaths(tree, task, input.paths, actor);
   const notes: string[] = [];
   if (input.status !== undefined && input.status !== task.status) {
     if (input.status === "in_progress") {

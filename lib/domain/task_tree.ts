@@ -63,6 +63,7 @@ export const EDITABLE_FIELDS = [
   "constraints",
   "parallel",
   "blocked_by",
+  "paths",
   "claim",
   "notes",
   "notes_dropped",

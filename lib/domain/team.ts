@@ -241,29 +241,33 @@ function pathBack(tree: TaskTree, from: Task, target: Task): string[] | undefine
 }
 
 /** What {@link scanReady} found under a task, each list in tree order. */
-export interface ReadyScan {
+export interface ReadyScan<R = never> {
   /** Leaves `actor` may take now: todo, or in progress with an expired claim. */
   ready: Task[];
   /** Leaves in progress under another agent's live claim. */
   held: Task[];
   /** Leaves that would be ready but for unfinished blockers, with them. */
   blocked: { task: Task; blockers: Task[] }[];
+  /** Leaves that would be ready but for what `reserved` found (other agents' reservations). */
+  reserved: { task: Task; conflicts: R }[];
 }
 
 /**
  * The leaves under `root` (undefined: the session) that `actor` could take, in tree order: the
  * order rule limits a parent that is not parallel (and the root level) to its first unfinished
  * child; done subtrees are skipped. With `first`, stops at the first ready leaf; `cap` bounds each
- * list; with `own`, the actor's own leaf in progress counts as ready (a start returns to it).
+ * list; with `own`, the actor's own leaf in progress counts as ready (a start returns to it). A
+ * leaf for which `reserved` finds something (reservations.ts `reservedFor`) is not ready: it is
+ * listed with what was found.
  */
-export function scanReady(
+export function scanReady<R = never>(
   tree: TaskTree,
   root: Task | undefined,
   actor: Actor,
-  options: { first?: boolean; cap?: number; own?: boolean } = {},
-): ReadyScan {
+  options: { first?: boolean; cap?: number; own?: boolean; reserved?: (leaf: Task) => R | undefined } = {},
+): ReadyScan<R> {
   const cap = options.cap ?? Infinity;
-  const scan: ReadyScan = { ready: [], held: [], blocked: [] };
+  const scan: ReadyScan<R> = { ready: [], held: [], blocked: [], reserved: [] };
   const visit = (list: readonly Task[], parent: Task | undefined): boolean => {
     const parallel = isParallel(parent);
     for (const task of list) {
@@ -292,6 +296,11 @@ export function scanReady(
     const blockers = unfinishedBlockers(tree, task);
     if (blockers.length > 0) {
       if (scan.blocked.length < cap) scan.blocked.push({ task, blockers });
+      return false;
+    }
+    const conflicts = options.reserved?.(task);
+    if (conflicts !== undefined) {
+      if (scan.reserved.length < cap) scan.reserved.push({ task, conflicts });
       return false;
     }
     if (scan.ready.length < cap) scan.ready.push(task);

@@ -79,7 +79,7 @@ export function toolListing(def: ToolDef): Tool {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: compact(jsonSchema(def.input, "input"), INPUT_NOISE) as Tool["inputSchema"],
+      inputSchema: nestedOnce(compact(jsonSchema(def.input, "input"), INPUT_NOISE)) as Tool["inputSchema"],
       outputSchema: outputSchema as Tool["outputSchema"],
       annotations: { ...def.annotations, openWorldHint: false },
     };
@@ -96,7 +96,7 @@ function compact(schema: unknown, noise: ReadonlySet<string>): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (noise.has(key) && typeof value !== "object") continue;
-    if ((key === "minLength" || key === "minimum") && value === 1) continue;
+    if ((key === "minLength" || key === "minimum" || key === "minItems") && value === 1) continue;
     if ((key === "minimum" || key === "maximum") && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) {
       continue;
     }
@@ -105,6 +105,33 @@ function compact(schema: unknown, noise: ReadonlySet<string>): unknown {
       : compact(value, noise);
   }
   return out;
+}
+
+const BOUNDS = new Set(["maxLength", "maxItems", "minimum", "maximum", "minItems"]);
+
+/**
+ * A nested schema (`$defs`) whose field repeats a top-level field of the same tool, limits and all
+ * (createTask's subtasks), is listed with its type only: the limits are read once, at the top.
+ */
+function nestedOnce(schema: unknown): unknown {
+  const { properties: top, $defs: defs } = schema as {
+    properties?: Record<string, JsonSchema>;
+    $defs?: Record<string, { properties?: Record<string, JsonSchema> }>;
+  };
+  if (!top || !defs) return schema;
+  const bare = (s: JsonSchema): JsonSchema =>
+    Object.fromEntries(
+      Object.entries(s).filter(([k]) => k !== "description" && !BOUNDS.has(k)).map((
+        [k, v],
+      ) => [k, k === "items" && typeof v === "object" && v !== null ? bare(v as JsonSchema) : v]),
+    );
+  const plain = (s: JsonSchema) => JSON.stringify(Object.entries(s).filter(([k]) => k !== "description"));
+  for (const def of Object.values(defs)) {
+    for (const [key, field] of Object.entries(def.properties ?? {})) {
+      if (top[key] && plain(top[key]) === plain(field)) def.properties![key] = bare(field);
+    }
+  }
+  return schema;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   DescriptionSchema,
   LeaseSecondsSchema,
   NewTaskSchema,
+  PathsSchema,
   RequiredResolutionSchema,
   SessionIdSchema,
   StartResultSchema,
@@ -32,10 +33,11 @@ import {
 import { isLive } from "../domain/team.ts";
 import { MARKS, renderTree } from "../domain/tree_text.ts";
 import { actorOf, defineTool, type ToolDef } from "./tool.ts";
+import { checkPathsTool } from "./tool_check_paths.ts";
 import { DEFAULT_SESSION } from "../domain/names.ts";
 
 const sessionId = SessionIdSchema.default(DEFAULT_SESSION);
-const taskId = TaskIdSchema.describe("Task id");
+const taskId = TaskIdSchema;
 const agent = AgentSchema.optional();
 const leaseSeconds = LeaseSecondsSchema.optional();
 
@@ -51,6 +53,7 @@ const createTaskTool = defineTool({
     description: DescriptionSchema.optional().describe("What to do"),
     completion_criteria: StatementListSchema.optional().describe("When it is done; inherited"),
     constraints: StatementListSchema.optional().describe("Rules to keep; inherited"),
+    paths: PathsSchema.optional().describe("Repo paths/globs it changes; claims reserve them"),
     tasks: z.array(NewTaskSchema).optional().describe("Subtasks in order, same shape"),
     parentId: CreateTaskInputSchema.shape.parentId.describe("Omit for a root task"),
     insertIndex: CreateTaskInputSchema.shape.insertIndex.describe("Default: last"),
@@ -95,6 +98,7 @@ const getTaskTool = defineTool({
         ...(task.constraints ?? []).map((c) => `Constraint: ${c}`),
         ...(task.parallel ? ["Subtasks may run in parallel."] : []),
         ...(task.blocked_by ? [`Blocked by: ${task.blocked_by.join(", ")}`] : []),
+        ...(task.paths ? [`Paths: ${task.paths.join(", ")}`] : []),
         ...(task.claim && task.status === "in_progress"
           ? [
             `Held by ${task.claim.agent} until ${task.claim.expires_at}${
@@ -134,7 +138,9 @@ const listTasksTool = defineTool({
           t.subtasks_total ? ` (${t.subtasks_done}/${t.subtasks_total} subtasks done)` : ""
         }${t.claim && t.status === "in_progress" ? ` @${t.claim.agent}` : ""}${
           t.blocked_by ? ` (blocked_by: ${t.blocked_by.join(", ")})` : ""
-        }${t.notes_count ? ` (${t.notes_count} note${t.notes_count > 1 ? "s" : ""})` : ""}`
+        }${t.paths ? ` (paths: ${t.paths.join(", ")})` : ""}${
+          t.notes_count ? ` (${t.notes_count} note${t.notes_count > 1 ? "s" : ""})` : ""
+        }`
       ).join("\n");
     return { text, structured: { tasks } };
   },
@@ -297,4 +303,5 @@ export const TASK_TOOLS: ToolDef[] = [
   startTaskTool,
   completeTaskTool,
   claimTaskTool,
+  checkPathsTool,
 ] as unknown as ToolDef[];

@@ -13,6 +13,7 @@ import {
   connectInMemory,
   type Connection,
   fails,
+  LISTING_BUDGET,
   ok,
   spawnStdio,
   startHttp,
@@ -106,7 +107,10 @@ const SCENARIOS: Record<string, Scenario> = {
     assert.equal(byName.deleteTask!.annotations?.destructiveHint, true);
     assert.equal(byName.createTask!.annotations?.readOnlyHint, false);
     const size = JSON.stringify(tools).length + (client.getInstructions() ?? "").length;
-    assert.ok(size < 18_500, `tools/list plus instructions is ${size} characters, over 18,500`);
+    assert.ok(
+      size < LISTING_BUDGET,
+      `tools/list plus instructions is ${size} characters, over ${LISTING_BUDGET}`,
+    );
   },
 
   async "a plan runs from createTask through startTask and completeTask to the end"(client) {

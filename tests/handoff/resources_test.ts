@@ -8,7 +8,7 @@ import { TOOL_GROUPS, type ToolGroup } from "../../lib/config.ts";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { INSTRUCTIONS, instructionsFor } from "../../lib/mcp/server.ts";
 import type { Client } from "../support/sdk_client.ts";
-import { connectInMemory, ok } from "../support/harness.ts";
+import { connectInMemory, LISTING_BUDGET, ok } from "../support/harness.ts";
 import { recent, save } from "../support/handoff.ts";
 
 function textOfResource(result: { contents: object[] }): string {
@@ -291,13 +291,14 @@ Deno.test("each group combination gets instructions, tools, resources and prompt
   }
 });
 
-Deno.test("tools/list plus instructions stay under 18,500 characters for all groups, claimTask, note and context included", async () => {
+Deno.test("tools/list plus instructions stay under 19,500 characters for all groups, claimTask, note, context, paths and checkPaths included", async () => {
   await using conn = await connectInMemory();
   const { tools } = await conn.client.listTools();
   const instructions = conn.client.getInstructions() ?? "";
   const total = JSON.stringify(tools).length + instructions.length;
-  console.log(`tools/list + instructions, all groups: ${total} characters (budget 18,500)`);
+  console.log(`tools/list + instructions, all groups: ${total} characters (budget ${LISTING_BUDGET})`);
   assert.ok(tools.some((tool) => tool.name === "claimTask"));
+  assert.ok(tools.some((tool) => tool.name === "checkPaths"));
   const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
   assert.ok(byName.updateTask!.inputSchema.properties?.note, "updateTask lists note");
   assert.ok(
@@ -305,7 +306,8 @@ Deno.test("tools/list plus instructions stay under 18,500 characters for all gro
     "startTask declares context",
   );
   assert.match(instructions, /updateTask\(note\)/);
-  assert.ok(total < 18_500, `listing is ${total} characters`);
+  assert.ok(byName.createTask!.inputSchema.properties?.paths, "createTask lists paths");
+  assert.ok(total < LISTING_BUDGET, `listing is ${total} characters`);
   const mine = tools.filter((tool) => [...TOOL_NAMES.works, ...TOOL_NAMES.progress].includes(tool.name));
   assert.equal(mine.length, 4);
   for (const tool of mine) assert.ok(JSON.stringify(tool).length <= 1100, `${tool.name} listing is short`);

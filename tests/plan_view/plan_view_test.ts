@@ -9,7 +9,14 @@ import { EFFECT_META_KEY } from "../../lib/domain/tool_effect.ts";
 import { PLAN_VIEW_MIME, PLAN_VIEW_URI } from "../../lib/plan_view/server/plan_resource.ts";
 import { JsonFileStore } from "../../lib/store/json_file_store.ts";
 import { SessionViewSchema, type TaskRow } from "../../lib/render/model.ts";
-import { connectInMemory, ok, spawnStdio, startHttp, type ToolResult } from "../support/harness.ts";
+import {
+  connectInMemory,
+  LISTING_BUDGET,
+  ok,
+  spawnStdio,
+  startHttp,
+  type ToolResult,
+} from "../support/harness.ts";
 import { type Client, StreamableHTTPClientTransport } from "../support/sdk_client.ts";
 import { bigPlanDocument } from "../support/dashboard.ts";
 import { connectUi, uiClient } from "../support/plan_view.ts";
@@ -22,6 +29,7 @@ const VIEW_GROUP_TOOLS = [
   "deleteTask",
   "startTask",
   "claimTask",
+  "checkPaths",
   "completeTask",
   "update_tasks",
   "get_all_tasks",
@@ -132,7 +140,7 @@ Deno.test("in 2026-07-28 the extension is negotiated per request: one server, th
   }
 });
 
-Deno.test("tools/list as the model sees it plus instructions stays under 18,500 characters, _meta included", async () => {
+Deno.test("tools/list as the model sees it plus instructions stays under 19,500 characters, _meta included", async () => {
   for (const connect of [connectInMemory, connectUi]) {
     await using conn = await connect();
     const { tools } = await conn.client.listTools();
@@ -141,7 +149,7 @@ Deno.test("tools/list as the model sees it plus instructions stays under 18,500 
     );
     assert.ok(modelSees.some((t) => t._meta), "the _meta is counted");
     const total = JSON.stringify(modelSees).length + (conn.client.getInstructions() ?? "").length;
-    assert.ok(total < 18_500, `${total} characters`);
+    assert.ok(total < LISTING_BUDGET, `${total} characters`);
   }
 });
 

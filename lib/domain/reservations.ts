@@ -1,0 +1,264 @@
+/**
+ * Reservations (docs/teams.md "Paths and reservations"): a leaf's paths are its own, else those of
+ * its nearest ancestor that has any; a live claim of a named agent reserves its leaf's paths in that
+ * session. Which reservations a leaf's paths would collide with, the `RESERVED` refusal of a start,
+ * the check that keeps "no two live claims reserve overlapping paths" after a change, and
+ * checkPaths' question (which live reservations overlap these paths) are here.
+ *
+ * Pure, beside the claim rules of team.ts: the clock is the actor's (an expired claim reserves
+ * nothing, judged when read), and every store runs these inside its atomic change of one session, so
+ * a leaf is chosen with its reservation checked atomically, across processes too. Overlap is
+ * path_overlap.ts; patterns are stored normalised (path_patterns.ts).
+ */
+import { fail } from "./errors.ts";
+import { LIMITS } from "./limits.ts";
+import { type CompiledPattern, compilePattern, compilePatterns, overlapCompiled } from "./path_overlap.ts";
+import { normalizePaths, normalizePattern } from "./path_patterns.ts";
+import type { PathConflict, ReservedLeaf, Task } from "./schemas.ts";
+import type { TaskTree } from "./task_tree.ts";
+import { type Actor, isLive } from "./team.ts";
+
+/** One live reservation: a named agent's live claim on a leaf, with the leaf's paths. */
+export interface Reservation {
+  /** The agent whose claim it is. */
+  agent: string;
+  /** The leaf it holds. */
+  leaf: Task;
+  /** The end of the claim's lease. */
+  expires_at: string;
+  /** The leaf's paths, its own or inherited, normalised; never empty. */
+  paths: readonly string[];
+}
+
+/** A collision of some paths with one reservation: the overlapping patterns, `[mine, theirs]`. */
+export interface ReservationConflict {
+  reservation: Reservation;
+  /** At most {@link PAIRS_SHOWN}, in the order of the two lists; at least one. */
+  pairs: [string, string][];
+}
+
+/** Overlapping pairs kept per conflict, in replies and messages (32 × 32 would be a wall of text). */
+export const PAIRS_SHOWN = 8;
+
+const NO_PATHS: readonly string[] = Object.freeze([]);
+
+/** The paths that bind `task`: its own, else those of its nearest ancestor that has any; none: `[]`. */
+export function pathsOf(tree: TaskTree, task: Task): readonly string[] {
+  for (let t: Task | undefined = task; t; t = tree.parentOf(t)) if (t.paths?.length) return t.paths;
+  return NO_PATHS;
+}
+
+/**
+ * Every live reservation in the session at `now`, by agent then leaf id, leaving out those `exclude`
+ * accepts (e.g. the caller's own, or, for a commit guard, the holders working in its work tree).
+ * Looks at the leaves in progress only, never the whole tree.
+ */
+export function liveReservations(
+  tree: TaskTree,
+  options: { now: number; exclude?: (reservation: Reservation) => boolean },
+): Reservation[] {
+  const out: Reservation[] = [];
+  for (const leaf of tree.activeLeaves()) {
+    const claim = leaf.claim;
+    if (!claim || !isLive(claim, options.now)) continue;
+    const paths = pathsOf(tree, leaf);
+    if (paths.length === 0) continue;
+    const reservation = { agent: claim.agent, leaf, expires_at: claim.expires_at, paths };
+    if (!options.exclude?.(reservation)) out.push(reservation);
+  }
+  return out.sort((a, b) => compare(a.agent, b.agent) || compare(a.leaf.id, b.leaf.id));
+}
+
+/** The live reservations that bind `actor` now: every other agent's (all of them for the anonymous agent). */
+export function othersReservations(tree: TaskTree, actor: Actor): Reservation[] {
+  return liveReservations(tree, { now: actor.now, exclude: (r) => r.agent === actor.agent });
+}
+
+/**
+ * The reservations that `paths` (normalised) overlap, each with its overlapping pairs `[mine, theirs]`.
+ * With `first`, stops at the first overlapping pair found (a yes or no is all a scan needs).
+ */
+export function conflictsWith(
+  paths: readonly string[],
+  reservations: readonly Reservation[],
+  options: { first?: boolean } = {},
+): ReservationConflict[] {
+  if (paths.length === 0 || reservations.length === 0) return [];
+  const mine = compilePatterns(paths);
+  const out: ReservationConflict[] = [];
+  for (const reservation of reservations) {
+    const pairs = overlappingPairs(mine, compilePatterns(reservation.paths), options.first);
+    if (pairs.length === 0) continue;
+    out.push({ reservation, pairs });
+    if (options.first) break;
+  }
+  return out;
+}
+
+function overlappingPairs(
+  mine: readonly CompiledPattern[],
+  theirs: readonly CompiledPattern[],
+  first = false,
+): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const a of mine) {
+    for (const b of theirs) {
+      if (overlapCompiled(a, b) === undefined) continue;
+      pairs.push([a.source, b.source]);
+      if (first || pairs.length >= PAIRS_SHOWN) return pairs;
+    }
+  }
+  return pairs;
+}
+
+/**
+ * What a scan for ready leaves asks of each candidate (team.ts `scanReady`): the reservations of
+ * other agents its paths collide with, or undefined when it is free. The reservations are read once,
+ * on the first candidate that has paths.
+ */
+export function reservedFor(tree: TaskTree, actor: Actor): (leaf: Task) => ReservationConflict[] | undefined {
+  let others: Reservation[] | undefined;
+  return (leaf) => {
+    const paths = pathsOf(tree, leaf);
+    if (paths.length === 0) return undefined;
+    others ??= othersReservations(tree, actor);
+    const conflicts = conflictsWith(paths, others);
+    return conflicts.length > 0 ? conflicts : undefined;
+  };
+}
+
+/** A leaf waiting on reservations as claimTask lists it (`reserved`). */
+export function reservedLeaf(leaf: Task, conflicts: readonly ReservationConflict[]): ReservedLeaf {
+  return {
+    id: leaf.id,
+    name: leaf.name,
+    conflicts: conflicts.map(({ reservation: r, pairs }) => ({
+      id: r.leaf.id,
+      agent: r.agent,
+      expires_at: r.expires_at,
+      pairs,
+    })),
+  };
+}
+
+/** One line on a leaf waiting on reservations, for claimTask's text. */
+export function reservedLine(leaf: Task, conflicts: readonly ReservationConflict[]): string {
+  const holders = conflicts.map(({ reservation: r, pairs }) =>
+    `${r.agent} (${r.leaf.id}, until ${r.expires_at}): ${pairs.map(([m, t]) => `${m} ~ ${t}`).join(", ")}`
+  );
+  return `- ${leaf.id} "${leaf.name}": paths reserved by ${holders.join("; ")}`;
+}
+
+/**
+ * Refuses (`RESERVED`) to take `leaf` for `actor` (any agent, the anonymous one included) while its
+ * paths overlap another agent's live reservation, naming the holder, its task, the end of its lease
+ * and the overlapping pairs.
+ */
+export function guardReserved(tree: TaskTree, leaf: Task, actor: Actor, verb: string): void {
+  const paths = pathsOf(tree, leaf);
+  if (paths.length === 0) return;
+  const others = othersReservations(tree, actor);
+  if (conflictsWith(paths, others, { first: true }).length === 0) return;
+  const conflicts = conflictsWith(paths, others);
+  fail("RESERVED", reservedMessage(`${verb} "${leaf.name}" (${leaf.id})`, conflicts));
+}
+
+/** The text of a `RESERVED` refusal: `Cannot start "x" (x): agent "a" reserves src/api/** (task …`. */
+function reservedMessage(
+  what: string,
+  conflicts: readonly ReservationConflict[],
+  held?: Reservation,
+): string {
+  const { reservation: r, pairs } = conflicts[0]!;
+  const [mine, theirs] = pairs[0]!;
+  const more = pairs.length > 1 ? ` (also ${pairs.slice(1).map(([m, t]) => `${t} ~ ${m}`).join(", ")})` : "";
+  const others = conflicts.length > 1
+    ? ` Agents ${
+      conflicts.slice(1).map((c) => `"${c.reservation.agent}"`).join(", ")
+    } reserve some of it too.`
+    : "";
+  const whose = held ? ` of "${held.leaf.name}" (${held.leaf.id}), held by agent "${held.agent}"` : "";
+  return `Cannot ${what}: agent "${r.agent}" reserves ${theirs} (task "${r.leaf.name}" (${r.leaf.id}), until ${r.expires_at}): overlaps ${mine}${whose}${more}.${others} Two live claims never reserve one path: pick another task (claimTask skips reserved ones), or wait until "${r.leaf.id}" is done or its lease expires.`;
+}
+
+/**
+ * Refuses (`RESERVED`) a change after which two live claims of different agents reserve overlapping
+ * paths where, before it (`before`, from {@link liveReservations}), they did not: a change of paths on
+ * a held leaf or on an ancestor it inherits from, a restore, a move. Reservations the change left as
+ * they were are not judged again (a store edited by hand may hold old overlaps; a change never adds
+ * one). `what` completes "Cannot …" in the message.
+ */
+export function checkReservationsKept(
+  tree: TaskTree,
+  before: readonly Reservation[],
+  options: { now: number; what: string },
+): void {
+  const after = liveReservations(tree, { now: options.now });
+  const kept = (r: Reservation) =>
+    before.some((b) => b.leaf.id === r.leaf.id && b.agent === r.agent && samePaths(b.paths, r.paths));
+  for (const changed of after) {
+    if (kept(changed)) continue;
+    const others = after.filter((r) => r.agent !== changed.agent);
+    const conflicts = conflictsWith(changed.paths, others);
+    if (conflicts.length > 0) fail("RESERVED", reservedMessage(options.what, conflicts, changed));
+  }
+}
+
+/**
+ * Sets `task`'s paths (normalised; `[]` clears them), keeping reservations apart: refused with
+ * `RESERVED` when a leaf someone holds live, this task or one inheriting from it, would then overlap
+ * another agent's live reservation. Any agent may change any task's paths otherwise (paths are a plan
+ * edit, as the text is); a holder's reservation follows the change at once.
+ */
+export function setPaths(tree: TaskTree, task: Task, paths: readonly string[], actor: Actor): void {
+  const normal = normalizePaths(paths, `"${task.id}"`);
+  const before = liveReservations(tree, { now: actor.now });
+  tree.setField(task, "paths", normal.length > 0 ? normal : undefined);
+  checkReservationsKept(tree, before, {
+    now: actor.now,
+    what: `set the paths of "${task.name}" (${task.id})`,
+  });
+}
+
+/**
+ * checkPaths' answer (docs/tools.md): for each of `paths` (paths or patterns, as given; each checked
+ * and normalised, an invalid one refused naming it), every live reservation not left out by `exclude`
+ * that overlaps it, with the holder's first overlapping pattern. In the order of `paths`, then by
+ * agent. The commit guard asks the same question of the paths it stages.
+ */
+export function pathConflicts(
+  tree: TaskTree,
+  paths: readonly string[],
+  options: { now: number; exclude?: (reservation: Reservation) => boolean },
+): PathConflict[] {
+  const asked = paths.map((path) => ({
+    path,
+    pattern: compilePattern(normalizePattern(path, LIMITS.checkedPathLength)),
+  }));
+  const reservations = liveReservations(tree, options);
+  const out: PathConflict[] = [];
+  if (reservations.length === 0) return out;
+  for (const { path, pattern } of asked) {
+    for (const r of reservations) {
+      const theirs = compilePatterns(r.paths).find((p) => overlapCompiled(pattern, p) !== undefined);
+      if (!theirs) continue;
+      out.push({
+        path,
+        agent: r.agent,
+        task_id: r.leaf.id,
+        task_name: r.leaf.name,
+        pattern: theirs.source,
+        expires_at: r.expires_at,
+      });
+    }
+  }
+  return out;
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((p, i) => p === b[i]));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
