@@ -6,12 +6,15 @@
  *
  * 1. claimTask against startTask at 10,000 tasks: one stdio server (memory store), one session per
  *    way of starting (startTask with no agent, startTask with an agent, claimTask on an ordinary
- *    plan, claimTask on a parallel plan where 11 other agents hold leaves), taking turns call by
- *    call so all meet the same load; each start is followed by a timed completeTask of its leaf.
+ *    plan, claimTask on a parallel plan where 11 other agents hold leaves, and where 12 other agents
+ *    hold leaves, without paths and with 8 patterns on every leaf: the cost of reservations),
+ *    taking turns call by call so all meet the same load; each start is followed by a timed
+ *    completeTask of its leaf.
  * 2. 12 agents in 3 processes (4 each, the agent named per call) draining a parallel plan of 1,000
  *    leaves on one FILE_PATH and on one KV_PATH through claimTask → completeTask, with the loop and
  *    the claim journal of the race tests (tests/support/team_drain.ts): leaves/s, p50/p99 per claim,
- *    double claims, refusals.
+ *    double claims, refusals; once without paths and once with leaves whose paths collide (at most 7
+ *    held at once), counting live claims that reserved overlapping paths.
  * 3. startTask/completeTask with no agent named at 10,000 tasks against another checkout (the
  *    server before teams: `--baseline=DIR`, e.g. a worktree of `main`), per store: two servers of
  *    this checkout (started first and last, pooled; set against each other as the control) and one
@@ -28,10 +31,12 @@ import { fillSession, shapeDocument, shapeFor, type ShapeIds, shapeIds } from ".
 import { type Stats, stats } from "./stats.ts";
 import { Client, InMemoryTransport } from "../tests/support/sdk_client.ts";
 import {
+  collidingPaths,
   doubleClaims,
   DRAIN_SESSION,
   newJournal,
   overlappingClaims,
+  overlappingReservations,
   parallelPlanCalls,
   type ToolCaller,
   worker,
@@ -63,22 +68,75 @@ function taskId(result: ToolResult): string {
   return id;
 }
 
+/** Other agents holding leaves while the paths rows claim: 12, each reserving 8 patterns. */
+const HOLDERS = 12;
+
+/**
+ * The holders a session of `size` tasks seats, one per subtask other than the first: 12 at 10,000
+ * tasks, fewer in a quick run.
+ */
+function holdersFor(size: number): number {
+  const shape = shapeFor(size);
+  return Math.min(HOLDERS, shape.roots * shape.mids - 1);
+}
+
+/**
+ * The 8 patterns of the `k`-th subtask of the paths rows' plan (its leaves inherit them): literal
+ * files, `*` and `**`, every one rooted in a directory of its own module, as a lead would write them.
+ */
+export function modulePaths(k: number): string[] {
+  return [
+    `src/mod${k}/**`,
+    `tests/mod${k}/*_test.ts`,
+    `docs/mod${k}.md`,
+    `lib/**/mod${k}_*.ts`,
+    `bench/mod${k}/**/*.ts`,
+    `scripts/mod${k}.ts`,
+    `src/shared/mod${k}/*.json`,
+    `config/mod${k}.*.yml`,
+  ];
+}
+
 /** Part 6.1: claimTask against startTask on sessions of `size` tasks, turn by turn. */
 async function claimVsStart(size: number, n: number, options: PartOptions): Promise<WayResult[]> {
   const rpc = await connectRawStdio(await serverStdio());
   try {
     const fill = async (sessionId: string) => (await fillSession(rpc, { sessionId, size })).ids;
+    const parallelize = async (sessionId: string, ids: ShapeIds) => {
+      for (const id of [...ids.roots, ...ids.mids]) {
+        await callTool(rpc, "updateTask", { sessionId, id, parallel: true });
+      }
+    };
     const anon = await fill("anon");
     const named = await fill("named");
     await fill("claim");
     const parallel = await fill("claim-parallel");
-    for (const id of [...parallel.roots, ...parallel.mids]) {
-      await callTool(rpc, "updateTask", { sessionId: "claim-parallel", id, parallel: true });
-    }
+    await parallelize("claim-parallel", parallel);
     for (let k = 1; k <= 11; k++) {
       await callTool(rpc, "claimTask", { sessionId: "claim-parallel", agent: `other${k}` });
     }
-    options.note(`team claim/start: 4 sessions of ${size} tasks ready`);
+    // The same plan twice, without paths and with 8 patterns on every subtask; 12 agents hold leaves of
+    // the last 12 subtasks, so the bench agent's claims (from the first) check against 96 patterns.
+    for (const [sessionId, paths] of [["claim-12", false], ["claim-paths", true]] as const) {
+      const ids = await fill(sessionId);
+      await parallelize(sessionId, ids);
+      if (paths) {
+        for (const [k, id] of ids.mids.entries()) {
+          await callTool(rpc, "updateTask", { sessionId, id, paths: modulePaths(k) });
+        }
+      }
+      for (let k = 1; k <= holdersFor(size); k++) {
+        const held = await callTool(rpc, "claimTask", {
+          sessionId,
+          agent: `holder${k}`,
+          id: ids.mids[ids.mids.length - k],
+        });
+        if (!(held.structuredContent?.task as { id?: string } | null)?.id) {
+          throw new Error(`holder${k} got no leaf in ${sessionId}`);
+        }
+      }
+    }
+    options.note(`team claim/start: 6 sessions of ${size} tasks ready`);
     const byId = (ids: ShapeIds, sessionId: string, agent?: string) => async (r: Rpc, i: number) => {
       const id = ids.leaves[i]!;
       await callTool(r, "startTask", { sessionId, id, ...(agent ? { agent } : {}) });
@@ -99,6 +157,18 @@ async function claimVsStart(size: number, n: number, options: PartOptions): Prom
         label: "claimTask, parallel plan, 11 other agents holding leaves",
         sessionId: "claim-parallel",
         start: byClaim("claim-parallel"),
+        agent: AGENT,
+      },
+      {
+        label: `claimTask, parallel plan, ${holdersFor(size)} other agents holding leaves, no paths`,
+        sessionId: "claim-12",
+        start: byClaim("claim-12"),
+        agent: AGENT,
+      },
+      {
+        label: `claimTask, parallel plan, ${holdersFor(size)} other agents holding 8 patterns each`,
+        sessionId: "claim-paths",
+        start: byClaim("claim-paths"),
         agent: AGENT,
       },
     ];
@@ -133,12 +203,16 @@ async function claimVsStart(size: number, n: number, options: PartOptions): Prom
 /** What one drain measured. */
 interface Drain {
   store: "file" | "kv";
+  /** Whether the leaves carried colliding paths (tests/support/team_drain.ts `collidingPaths`). */
+  paths: boolean;
   leaves: number;
   seconds: number;
   claim: Stats;
   complete: Stats;
   doubles: number;
   overlaps: number;
+  /** Pairs of live claims whose paths overlapped (0 unless the reservations failed). */
+  reserved: number;
   errors: string[];
   waits: number;
   perProcess: number[];
@@ -157,7 +231,7 @@ function rawCaller(rpc: Rpc): ToolCaller {
 /** Part 6.2: `processes` × `perProcess` agents drain a parallel plan of `parts` × `leaves` leaves. */
 async function drain(
   store: "file" | "kv",
-  shape: { processes: number; perProcess: number; parts: number; leaves: number },
+  shape: { processes: number; perProcess: number; parts: number; leaves: number; paths: boolean },
   options: PartOptions,
 ): Promise<Drain> {
   const dir = await scratch();
@@ -168,7 +242,8 @@ async function drain(
   const total = shape.parts * shape.leaves;
   try {
     for (let p = 0; p < shape.processes; p++) rpcs.push(await connectRawStdio(await serverStdio(env)));
-    for (const args of parallelPlanCalls(shape.parts, shape.leaves)) {
+    const layout = shape.paths ? { paths: collidingPaths } : {};
+    for (const args of parallelPlanCalls(shape.parts, shape.leaves, layout)) {
       await callTool(rpcs[0]!, "createTask", args);
     }
     const journal = newJournal();
@@ -189,15 +264,20 @@ async function drain(
     if (journal.completions.length !== total) {
       errors.push(`${journal.completions.length} of ${total} completed`);
     }
-    options.note(`team drain ${store}: ${total} leaves in ${seconds.toFixed(1)} s`);
+    options.note(
+      `team drain ${store}${shape.paths ? " with paths" : ""}: ${total} leaves in ${seconds.toFixed(1)} s`,
+    );
+    const pathsOf = (leaf: string) => collidingPaths(0, Number(leaf.slice(leaf.indexOf(".l") + 2)));
     return {
       store,
+      paths: shape.paths,
       leaves: total,
       seconds,
       claim: stats(journal.claims.map((c) => c.received - c.sent)),
       complete: stats(journal.completions.map((c) => c.received - c.sent)),
       doubles: doubleClaims(journal).length,
       overlaps: overlappingClaims(journal).length,
+      reserved: shape.paths ? overlappingReservations(journal, pathsOf).length : 0,
       errors,
       waits: journal.waits.length,
       perProcess: rpcs.map((_, p) => journal.claims.filter((c) => c.agent.startsWith(`w${p}-`)).length),
@@ -206,12 +286,14 @@ async function drain(
     const none = stats([]);
     return {
       store,
+      paths: shape.paths,
       leaves: total,
       seconds: NaN,
       claim: none,
       complete: none,
       doubles: NaN,
       overlaps: NaN,
+      reserved: NaN,
       errors: [],
       waits: 0,
       perProcess: [],
@@ -355,7 +437,9 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
     ? { processes: 3, perProcess: 4, parts: 4, leaves: 50 }
     : { processes: 3, perProcess: 4, parts: 10, leaves: 100 };
   const drains: Drain[] = [];
-  for (const store of ["file", "kv"] as const) drains.push(await drain(store, drainShape, options));
+  for (const store of ["file", "kv"] as const) {
+    for (const paths of [false, true]) drains.push(await drain(store, { ...drainShape, paths }, options));
+  }
   const versus: Versus[] = [];
   if (options.baseline) {
     for (const store of ["in-process", "memory", "file", "kv"] as const) {
@@ -364,6 +448,8 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
   }
 
   const anon = ways[0]!.start.p50;
+  const plain = ways.find((w) => w.label.endsWith("no paths"))!;
+  const reserving = ways.find((w) => w.label.endsWith("8 patterns each"))!;
   const claimWays = ways.filter((w) => w.label.startsWith("claimTask"));
   const worstClaim = claimWays.reduce((a, b) => (b.start.p50 > a.start.p50 ? b : a));
   const drainTotal = drainShape.parts * drainShape.leaves;
@@ -376,14 +462,32 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
         (worstClaim.start.p50 / anon).toFixed(2)
       }×`,
     },
+    {
+      name:
+        `claimTask with ${
+          holdersFor(size)
+        } other agents holding 8 patterns each p50 ≤ 1.5× claimTask without paths ` +
+        `at ${sizeText} tasks`,
+      met: reserving.start.p50 <= 1.5 * plain.start.p50,
+      detail: `${ms(reserving.start.p50)} ms vs ${ms(plain.start.p50)} ms = ${
+        (reserving.start.p50 / plain.start.p50).toFixed(2)
+      }×`,
+    },
     ...drains.map((d): Target => ({
       name:
         `${agents} agents in ${drainShape.processes} processes drain ${drainTotal.toLocaleString("en-US")} ` +
-        `leaves on ${d.store === "file" ? "FILE_PATH" : "KV_PATH"}: 0 double claims`,
-      met: d.unavailable ? undefined : d.doubles === 0 && d.overlaps === 0 && d.errors.length === 0,
+        `leaves${d.paths ? " whose paths collide" : ""} on ${
+          d.store === "file" ? "FILE_PATH" : "KV_PATH"
+        }: ` +
+        `0 double claims${d.paths ? ", 0 overlapping live reservations" : ""}`,
+      met: d.unavailable
+        ? undefined
+        : d.doubles === 0 && d.overlaps === 0 && d.reserved === 0 && d.errors.length === 0,
       detail: d.unavailable
         ? `not available: ${d.unavailable}`
-        : `${d.doubles} double claims, ${d.overlaps} overlapping, ${d.errors.length} errors; ` +
+        : `${d.doubles} double claims, ${d.overlaps} overlapping${
+          d.paths ? `, ${d.reserved} overlapping reservations` : ""
+        }, ${d.errors.length} errors; ` +
           `${(d.leaves / d.seconds).toFixed(0)} leaves/s, p99 per claim ${ms(d.claim.p99)} ms`,
     })),
   ];
@@ -455,7 +559,13 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
     }), the rows taking turns ` +
     `call by call, ${ways[0]!.start.n} leaves each in tree order; each start is followed by a timed ` +
     "completeTask of its leaf (with the same agent). The parallel plan has every root and subtask " +
-    "`parallel`, and 11 other agents hold its first leaves, so each claim passes over them.",
+    "`parallel`, and 11 other agents hold its first leaves, so each claim passes over them. In the last " +
+    `two rows ${holdersFor(size)} other agents hold leaves of the plan's last ${
+      holdersFor(size)
+    } subtasks; in the very last every ` +
+    "subtask carries 8 patterns its leaves inherit (`src/modK/**`, `tests/modK/*_test.ts`, `lib/**/modK_*.ts`, " +
+    "…; bench/team_bench.ts `modulePaths`), so each claim checks its leaf's 8 patterns against the 96 " +
+    "reserved ones.",
     "",
     table(
       ["start", "p50 ms", "p99 ms", "p50 ÷ startTask", "completeTask p50 ms", "completeTask p99 ms"],
@@ -478,12 +588,15 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
     `completeTask until nothing is left; the plan is a parallel root over ${drainShape.parts} parallel parts ` +
     `of ${drainShape.leaves} leaves. Every claim is journaled (tests/support/team_drain.ts, as in the race ` +
     "tests): a double claim is a leaf handed out twice; overlapping means two live claims on one leaf. " +
-    "Per-claim times are the claimTask calls that handed out a leaf, queueing behind the other agents " +
-    "included.",
+    "With paths, leaf `l` changes `src/m{l mod 10}/**` and `docs/d{l mod 7}.md` (`collidingPaths`), so at " +
+    "most 7 leaves can be held at once and agents wait on reservations; overlapping reservations counts " +
+    "pairs of live claims whose paths overlapped. Per-claim times are the claimTask calls that handed out " +
+    "a leaf, queueing behind the other agents included.",
     "",
     table(
       [
         "store",
+        "paths",
         "leaves/s",
         "wall s",
         "claim p50 ms",
@@ -492,25 +605,45 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
         "complete p99 ms",
         "double claims",
         "overlapping",
+        "overlapping reservations",
         "errors",
         "claims per process",
         "waits",
       ],
       drains.map((d) =>
-        d.unavailable ? [storeLabel[d.store], "n/a", "", "", "", "", "", "", "", "", "", ""] : [
-          storeLabel[d.store],
-          (d.leaves / d.seconds).toFixed(0),
-          d.seconds.toFixed(1),
-          ms(d.claim.p50),
-          ms(d.claim.p99),
-          ms(d.complete.p50),
-          ms(d.complete.p99),
-          d.doubles,
-          d.overlaps,
-          d.errors.length,
-          d.perProcess.join(" / "),
-          d.waits,
-        ]
+        d.unavailable
+          ? [
+            storeLabel[d.store],
+            d.paths ? "colliding" : "none",
+            "n/a",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+          ]
+          : [
+            storeLabel[d.store],
+            d.paths ? "colliding" : "none",
+            (d.leaves / d.seconds).toFixed(0),
+            d.seconds.toFixed(1),
+            ms(d.claim.p50),
+            ms(d.claim.p99),
+            ms(d.complete.p50),
+            ms(d.complete.p99),
+            d.doubles,
+            d.overlaps,
+            d.paths ? d.reserved : "",
+            d.errors.length,
+            d.perProcess.join(" / "),
+            d.waits,
+          ]
       ),
     ),
     ...drains.filter((d) => d.unavailable || d.errors.length).map((d) =>

@@ -79,6 +79,8 @@ export function overlapCompiled(a: CompiledPattern, b: CompiledPattern): string 
   const left = a.segments;
   const right = b.segments;
   if (!endsAgree(left, right)) return undefined;
+  // The path's first and last segments match both patterns' first and last, unless one is `**`.
+  if (!endsMeet(left[0]!, right[0]!) || !endsMeet(left.at(-1)!, right.at(-1)!)) return undefined;
   if (!a.deep && !b.deep) {
     // Without `**`, segment i of the path meets segment i of each pattern.
     if (left.length !== right.length) return undefined;
@@ -112,6 +114,11 @@ function endsAgree(left: readonly Segment[], right: readonly Segment[]): boolean
     if (x.text !== y.text) return false;
   }
   return true;
+}
+
+/** Whether two end segments (first with first, last with last) can match one path segment; `**` can always. */
+function endsMeet(x: Segment, y: Segment): boolean {
+  return x.globstar || y.globstar || (!x.glob && !y.glob) || meet(x, y) !== undefined;
 }
 
 /**

@@ -74,54 +74,109 @@ export function othersReservations(tree: TaskTree, actor: Actor): Reservation[] 
   return liveReservations(tree, { now: actor.now, exclude: (r) => r.agent === actor.agent });
 }
 
+/** One reserved pattern in a {@link ReservationIndex}: which reservation, which of its patterns. */
+interface Reserved {
+  reservation: number;
+  theirs: number;
+  pattern: CompiledPattern;
+}
+
 /**
- * The reservations that `paths` (normalised) overlap, each with its overlapping pairs `[mine, theirs]`.
- * With `first`, stops at the first overlapping pair found (a yes or no is all a scan needs).
+ * Reservations arranged for overlap tests: their patterns by first segment where it is literal, the
+ * others apart. A pattern whose first segment is literal can only meet patterns with the same first
+ * segment or a wildcard there, so a leaf's `src/api/**` is never tried against `docs/**`.
+ */
+export interface ReservationIndex {
+  readonly reservations: readonly Reservation[];
+  readonly all: readonly Reserved[];
+  readonly byFirst: ReadonlyMap<string, readonly Reserved[]>;
+  readonly wild: readonly Reserved[];
+}
+
+/** The {@link ReservationIndex} of `reservations` (from {@link liveReservations}). */
+export function indexReservations(reservations: readonly Reservation[]): ReservationIndex {
+  const all: Reserved[] = [];
+  const byFirst = new Map<string, Reserved[]>();
+  const wild: Reserved[] = [];
+  reservations.forEach((r, reservation) => {
+    compilePatterns(r.paths).forEach((pattern, theirs) => {
+      const entry = { reservation, theirs, pattern };
+      all.push(entry);
+      const first = pattern.segments[0]!;
+      if (first.glob) wild.push(entry);
+      else {
+        const list = byFirst.get(first.text);
+        if (list) list.push(entry);
+        else byFirst.set(first.text, [entry]);
+      }
+    });
+  });
+  return { reservations, all, byFirst, wild };
+}
+
+const NONE: readonly Reserved[] = Object.freeze([]);
+
+/**
+ * The reservations that `paths` (normalised) overlap, in the index's order, each with its overlapping
+ * pairs `[mine, theirs]` in the order of the two lists. With `first`, stops at the first overlapping
+ * pair found (a yes or no is all a scan needs).
  */
 export function conflictsWith(
   paths: readonly string[],
-  reservations: readonly Reservation[],
+  index: ReservationIndex,
   options: { first?: boolean } = {},
 ): ReservationConflict[] {
-  if (paths.length === 0 || reservations.length === 0) return [];
-  const mine = compilePatterns(paths);
-  const out: ReservationConflict[] = [];
-  for (const reservation of reservations) {
-    const pairs = overlappingPairs(mine, compilePatterns(reservation.paths), options.first);
-    if (pairs.length === 0) continue;
-    out.push({ reservation, pairs });
-    if (options.first) break;
-  }
-  return out;
+  if (paths.length === 0 || index.all.length === 0) return [];
+  return conflictsOf(compilePatterns(paths), index, options.first === true);
 }
 
-function overlappingPairs(
+function conflictsOf(
   mine: readonly CompiledPattern[],
-  theirs: readonly CompiledPattern[],
-  first = false,
-): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (const a of mine) {
-    for (const b of theirs) {
-      if (overlapCompiled(a, b) === undefined) continue;
-      pairs.push([a.source, b.source]);
-      if (first || pairs.length >= PAIRS_SHOWN) return pairs;
+  index: ReservationIndex,
+  first: boolean,
+): ReservationConflict[] {
+  const found = new Map<number, [number, number][]>();
+  for (const [i, a] of mine.entries()) {
+    const head = a.segments[0]!;
+    const lists = head.glob ? [index.all] : [index.byFirst.get(head.text) ?? NONE, index.wild];
+    for (const list of lists) {
+      for (const entry of list) {
+        if (overlapCompiled(a, entry.pattern) === undefined) continue;
+        if (first) {
+          return [{
+            reservation: index.reservations[entry.reservation]!,
+            pairs: [[a.source, entry.pattern.source]],
+          }];
+        }
+        const pairs = found.get(entry.reservation);
+        if (pairs) pairs.push([i, entry.theirs]);
+        else found.set(entry.reservation, [[i, entry.theirs]]);
+      }
     }
   }
-  return pairs;
+  return [...found].sort(([a], [b]) => a - b).map(([r, pairs]) => {
+    const reservation = index.reservations[r]!;
+    const theirs = compilePatterns(reservation.paths);
+    return {
+      reservation,
+      pairs: pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]).slice(0, PAIRS_SHOWN).map((
+        [m, t],
+      ) => [mine[m]!.source, theirs[t]!.source] as [string, string]),
+    };
+  });
 }
 
 /**
  * What a scan for ready leaves asks of each candidate (team.ts `scanReady`): the reservations of
- * other agents its paths collide with, or undefined when it is free. The reservations are read once,
- * on the first candidate that has paths.
+ * other agents its paths collide with, or undefined when it is free. The reservations are read and
+ * indexed once, on the first candidate that has paths.
  */
 export function reservedFor(tree: TaskTree, actor: Actor): (leaf: Task) => ReservationConflict[] | undefined {
-  let others: Reservation[] | undefined;
+  let others: ReservationIndex | undefined;
   return (leaf) => {
     const paths = pathsOf(tree, leaf);
     if (paths.length === 0) return undefined;
-    others ??= othersReservations(tree, actor);
+    others ??= indexReservations(othersReservations(tree, actor));
     const conflicts = conflictsWith(paths, others);
     return conflicts.length > 0 ? conflicts : undefined;
   };
@@ -157,7 +212,7 @@ export function reservedLine(leaf: Task, conflicts: readonly ReservationConflict
 export function guardReserved(tree: TaskTree, leaf: Task, actor: Actor, verb: string): void {
   const paths = pathsOf(tree, leaf);
   if (paths.length === 0) return;
-  const others = othersReservations(tree, actor);
+  const others = indexReservations(othersReservations(tree, actor));
   if (conflictsWith(paths, others, { first: true }).length === 0) return;
   const conflicts = conflictsWith(paths, others);
   fail("RESERVED", reservedMessage(`${verb} "${leaf.name}" (${leaf.id})`, conflicts));
@@ -198,7 +253,7 @@ export function checkReservationsKept(
     before.some((b) => b.leaf.id === r.leaf.id && b.agent === r.agent && samePaths(b.paths, r.paths));
   for (const changed of after) {
     if (kept(changed)) continue;
-    const others = after.filter((r) => r.agent !== changed.agent);
+    const others = indexReservations(after.filter((r) => r.agent !== changed.agent));
     const conflicts = conflictsWith(changed.paths, others);
     if (conflicts.length > 0) fail("RESERVED", reservedMessage(options.what, conflicts, changed));
   }
@@ -235,19 +290,17 @@ export function pathConflicts(
     path,
     pattern: compilePattern(normalizePattern(path, LIMITS.checkedPathLength)),
   }));
-  const reservations = liveReservations(tree, options);
+  const index = indexReservations(liveReservations(tree, options));
   const out: PathConflict[] = [];
-  if (reservations.length === 0) return out;
+  if (index.all.length === 0) return out;
   for (const { path, pattern } of asked) {
-    for (const r of reservations) {
-      const theirs = compilePatterns(r.paths).find((p) => overlapCompiled(pattern, p) !== undefined);
-      if (!theirs) continue;
+    for (const { reservation: r, pairs } of conflictsOf([pattern], index, false)) {
       out.push({
         path,
         agent: r.agent,
         task_id: r.leaf.id,
         task_name: r.leaf.name,
-        pattern: theirs.source,
+        pattern: pairs[0]![1],
         expires_at: r.expires_at,
       });
     }

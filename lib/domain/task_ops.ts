@@ -225,7 +225,11 @@ export function startTask(tree: TaskTree, id: string, actor: Actor = ANONYMOUS):
     );
   }
   checkOrder(tree, task, "start");
-  return startLeaf(tree, task, task.tasks.length === 0 ? task : descend(tree, task, actor), actor);
+  const leaf = task.tasks.length === 0 ? task : descend(tree, task, actor);
+  // A take, or the renewal of a lease that expired meanwhile, makes a reservation live.
+  const renewing = leaf.status === "in_progress" && holderOf(leaf) === actor.agent;
+  if (!renewing || (leaf.claim && !isLive(leaf.claim, actor.now))) guardReserved(tree, leaf, actor, "start");
+  return startLeaf(tree, task, leaf, actor);
 }
 
 /**
@@ -237,7 +241,10 @@ function descend(tree: TaskTree, parent: Task, actor: Actor): Task {
   return scan.ready[0] ?? scan.reserved[0]?.task ?? nextTask(tree, parent.tasks)!;
 }
 
-/** Starts (or renews, or takes over) `leaf`, reached from `task`, for `actor`; see {@link startTask}. */
+/**
+ * Starts (or renews, or takes over) `leaf`, reached from `task`, for `actor`; see {@link startTask}.
+ * Reservations are the caller's to check (startTask refuses, claimTask passes over).
+ */
 function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartResult {
   checkBlockers(tree, leaf, "start");
   const held = claimAgainst(leaf, actor);
@@ -245,10 +252,7 @@ function startLeaf(tree: TaskTree, task: Task, leaf: Task, actor: Actor): StartR
   const notes: string[] = [];
   const result: Partial<StartResult> = {};
   const agent = actor.agent;
-  const renewing = leaf.status === "in_progress" && holderOf(leaf) === agent;
-  // A take, or the renewal of a lease that expired meanwhile, makes a reservation live.
-  if (!renewing || (leaf.claim && !isLive(leaf.claim, actor.now))) guardReserved(tree, leaf, actor, "start");
-  if (renewing) {
+  if (leaf.status === "in_progress" && holderOf(leaf) === agent) {
     if (agent === undefined) notes.push(`"${leaf.name}" (${leaf.id}) was already in progress.`);
     else {
       tree.setField(leaf, "claim", claimFor({ ...actor, agent }, leaf.claim?.since));

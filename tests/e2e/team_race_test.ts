@@ -12,6 +12,10 @@
  * servers' clocks (`claim.since`, `expires_at`, read inside the store's atomic step) and this
  * process's clock around each call, one machine's clock.
  *
+ * With paths (docs/teams.md "Paths and reservations"): the same drain over leaves whose paths collide
+ * (at most 7 can be held at once, 12 agents want them): no leaf is handed out twice and no two live
+ * claims ever reserve overlapping paths, the choice made atomically with the claim in the store.
+ *
  * And notes (docs/teams.md "Context that travels with the work"): agents of three processes add notes to
  * the same tasks at once; every acknowledged note is kept, once, each its own revision, and past the
  * 20 kept `notes_dropped` counts exactly the rest.
@@ -25,13 +29,16 @@ import type { Store } from "../../lib/store/store.ts";
 import { call, type Connection, ok, spawnStdio, type StdioConnection } from "../support/harness.ts";
 import {
   claim,
+  collidingPaths,
   countBy,
   doubleClaims,
   DRAIN_SESSION,
   newJournal,
   overlappingClaims,
+  overlappingReservations,
   parallelPlanCalls,
   parallelPlanLeaves,
+  type PlanOptions,
   type ToolCaller,
   worker,
 } from "../support/team_drain.ts";
@@ -44,8 +51,13 @@ function caller(conn: Connection): ToolCaller {
 }
 
 /** Creates the parallel plan through `conn`. */
-async function createPlan(conn: Connection, parts: number, leaves: number, blockedBy = {}): Promise<void> {
-  for (const args of parallelPlanCalls(parts, leaves, blockedBy)) await ok(conn.client, "createTask", args);
+async function createPlan(
+  conn: Connection,
+  parts: number,
+  leaves: number,
+  options: PlanOptions = {},
+): Promise<void> {
+  for (const args of parallelPlanCalls(parts, leaves, options)) await ok(conn.client, "createTask", args);
 }
 
 /** Every leaf of the stored tree, read by a fresh store on the place after the servers stopped. */
@@ -101,7 +113,7 @@ for (const kind of ["file", "kv"] as const) {
         const all = parallelPlanLeaves(PARENTS, LEAVES_PER_PARENT);
         try {
           // The last part waits for the first: agents meet blocked leaves and must not start them early.
-          await createPlan(servers[0]!, PARENTS, LEAVES_PER_PARENT, { p9: ["p0"] });
+          await createPlan(servers[0]!, PARENTS, LEAVES_PER_PARENT, { blockedBy: { p9: ["p0"] } });
           const deadline = performance.now() + 45_000;
           const agents = servers.flatMap((conn, p) =>
             Array.from({ length: AGENTS_PER_PROCESS }, (_, a) => ({ conn, agent: `w${p}-${a}`, process: p }))
@@ -152,6 +164,50 @@ for (const kind of ["file", "kv"] as const) {
             assert.equal(leaf.status, "done", leaf.id);
             assert.equal(leaf.claim, undefined, `${leaf.id} keeps no claim once done`);
             assert.equal(leaf.resolution, `by ${claimant.get(leaf.id)}`);
+          }
+        });
+      });
+    },
+  );
+
+  Deno.test(
+    `3 processes × 4 agents on one ${place} drain 120 leaves whose paths collide: 0 double grants, no two live claims ever reserve overlapping paths`,
+    async () => {
+      await withPlace(kind, async (env, path) => {
+        const servers: StdioConnection[] = await Promise.all(
+          Array.from({ length: PROCESSES }, () => spawnStdio({ env })),
+        );
+        const journal = newJournal();
+        const all = parallelPlanLeaves(4, 30);
+        const pathsOf = (leaf: string) => collidingPaths(0, Number(leaf.slice(leaf.indexOf(".l") + 2)));
+        try {
+          await createPlan(servers[0]!, 4, 30, { paths: collidingPaths });
+          const deadline = performance.now() + 60_000;
+          await Promise.all(
+            servers.flatMap((conn, p) =>
+              Array.from(
+                { length: AGENTS_PER_PROCESS },
+                (_, a) => worker(caller(conn), `w${p}-${a}`, journal, deadline),
+              )
+            ),
+          );
+          assert.deepEqual(journal.errors, [], "refused calls");
+          assert.deepEqual(doubleClaims(journal), [], "double grants");
+          assert.deepEqual(overlappingClaims(journal), []);
+          assert.deepEqual(overlappingReservations(journal, pathsOf), [], "overlapping live reservations");
+          assert.ok(
+            journal.waits.some((w) => w.reserved > 0),
+            "some agent found every ready leaf reserved and waited",
+          );
+          assert.deepEqual([...countBy(journal.completions, (c) => c.leaf).keys()].sort(), [...all].sort());
+        } finally {
+          await Promise.all(servers.map((conn) => conn.close()));
+        }
+        await storedTree(kind, path, (roots, problems) => {
+          assert.deepEqual(problems, []);
+          for (const leaf of leavesOf(roots)) {
+            assert.equal(leaf.status, "done", leaf.id);
+            assert.deepEqual(leaf.paths, pathsOf(leaf.id));
           }
         });
       });

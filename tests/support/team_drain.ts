@@ -2,9 +2,11 @@
  * Agents draining a plan through claimTask → completeTask, shared by the race tests and the team
  * benchmark: a parallel plan's createTask calls, a worker loop, and a journal of every reply (each
  * claim with its server-side `since`/`expires_at` and this process's clock around the call), with
- * the checks made on it afterwards (double claims, overlapping live claims). Any client will do:
+ * the checks made on it afterwards (double claims, overlapping live claims, live claims reserving
+ * overlapping paths). Any client will do:
  * the caller passes how to call a tool (the SDK client in tests, raw JSON-RPC in benchmarks).
  */
+import { patternsOverlap } from "../../lib/domain/path_overlap.ts";
 import { sleep } from "./time.ts";
 
 /** Calls one tool and returns its result (`isError` and `structuredContent` are all that is read). */
@@ -40,6 +42,8 @@ export interface WaitRecord {
   received: number;
   waitingOn: { id: string; agent: string; expires_at: string }[];
   blocked: number;
+  /** Leaves that would be ready but for other agents' reservations. */
+  reserved: number;
 }
 
 /** One completeTask success. */
@@ -75,6 +79,7 @@ export interface ClaimReply {
   renewed?: boolean;
   waiting_on?: { id: string; name: string; agent: string; expires_at: string }[];
   blocked?: { id: string; blocked_by: string[] }[];
+  reserved?: { id: string; conflicts: { id: string; agent: string }[] }[];
 }
 
 /** An empty journal. */
@@ -125,6 +130,7 @@ export async function claim(
       received,
       waitingOn: reply.waiting_on ?? [],
       blocked: reply.blocked?.length ?? 0,
+      reserved: reply.reserved?.length ?? 0,
     });
     return reply;
   }
@@ -150,8 +156,8 @@ export async function claim(
 
 /**
  * A worker: claimTask → completeTask (resolution `by AGENT`) until claimTask finds nothing ready,
- * nothing held by others and nothing blocked; with nothing ready but something held or blocked, it
- * backs off and asks again. Stops after three refusals, or at `deadline` (performance.now()),
+ * nothing held by others, nothing blocked and nothing reserved; with nothing ready but something
+ * held, blocked or reserved, it backs off and asks again. Stops after three refusals, or at `deadline` (performance.now()),
  * journaling a `DEADLINE` error, so a broken store fails the checks instead of hanging.
  */
 export async function worker(
@@ -169,7 +175,7 @@ export async function worker(
     const reply = await claim(call, agent, journal);
     if (!reply) continue;
     if (reply.task === null) {
-      if (!reply.waiting_on?.length && !reply.blocked?.length) return;
+      if (!reply.waiting_on?.length && !reply.blocked?.length && !reply.reserved?.length) return;
       await sleep(BACK_OFF_MS);
       continue;
     }
@@ -182,16 +188,24 @@ export async function worker(
   }
 }
 
+/** What a drain's plan holds besides its shape: blockers per part, paths per leaf. */
+export interface PlanOptions {
+  /** A part's `blocked_by`, by part id (`p9: ["p0"]`). */
+  blockedBy?: Record<string, string[]>;
+  /** The `paths` of leaf `l` of part `p` (normalised, as stored); none when absent or empty. */
+  paths?: (part: number, leaf: number) => string[];
+}
+
 /**
  * The createTask calls of a parallel plan in {@link DRAIN_SESSION}: a parallel root `plan`, then one
- * call per parallel part `p0…` of `leaves` leaves `p0.l0…` (each call within the per-call limit),
- * with `blockedBy` giving a part's `blocked_by`.
+ * call per parallel part `p0…` of `leaves` leaves `p0.l0…` (each call within the per-call limit).
  */
 export function parallelPlanCalls(
   parts: number,
   leaves: number,
-  blockedBy: Record<string, string[]> = {},
+  options: PlanOptions = {},
 ): Record<string, unknown>[] {
+  const { blockedBy = {}, paths } = options;
   const root = { sessionId: DRAIN_SESSION, id: "plan", name: "Parallel plan", parallel: true };
   return [
     root,
@@ -202,7 +216,10 @@ export function parallelPlanCalls(
       name: `Part ${p}`,
       parallel: true,
       ...(blockedBy[`p${p}`] ? { blocked_by: blockedBy[`p${p}`] } : {}),
-      tasks: Array.from({ length: leaves }, (_, l) => ({ id: `p${p}.l${l}`, name: `Leaf ${p}.${l}` })),
+      tasks: Array.from({ length: leaves }, (_, l) => {
+        const own = paths?.(p, l) ?? [];
+        return { id: `p${p}.l${l}`, name: `Leaf ${p}.${l}`, ...(own.length > 0 ? { paths: own } : {}) };
+      }),
     })),
   ];
 }
@@ -247,6 +264,56 @@ export function overlappingClaims(journal: Journal): string[] {
             `claim was live until ${new Date(before.expires).toISOString()}`,
         );
       }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Paths that make agents wait on each other: leaf `l` changes `src/m{l mod 10}/**` and
+ * `docs/d{l mod 7}.md`, so two leaves collide when their numbers agree modulo 10 or modulo 7, and at
+ * most 7 of any set of leaves can be held at once (the drains of the race tests and the benchmark).
+ */
+export function collidingPaths(_part: number, leaf: number): string[] {
+  return [`src/m${leaf % 10}/**`, `docs/d${leaf % 7}.md`];
+}
+
+/**
+ * Pairs of claims by different agents whose leaves' paths (`pathsOf`) overlap and that were live at
+ * the same time: the later claim's `since` (server clock) before the earlier one ended. A claim ends at
+ * its lease's end or when its leaf was completed; the completion is taken at the moment its call was
+ * sent (the earliest it can have happened), so only overlaps that certainly happened are reported.
+ * Returns one line per violation.
+ */
+export function overlappingReservations(journal: Journal, pathsOf: (leaf: string) => string[]): string[] {
+  const completedAt = new Map(journal.completions.map((c) => [c.leaf, c.sent]));
+  const holdings = new Map<string, { agent: string; leaf: string; since: number; end: number }>();
+  for (const c of journal.claims) {
+    const key = `${c.agent} ${c.leaf}`;
+    const held = holdings.get(key);
+    if (held && c.renewed) held.end = Math.max(held.end, c.expires);
+    else holdings.set(key, { agent: c.agent, leaf: c.leaf, since: c.since, end: c.expires });
+  }
+  for (const held of holdings.values()) {
+    const done = completedAt.get(held.leaf);
+    if (done !== undefined && done >= held.since) held.end = Math.min(held.end, done);
+  }
+  const list = [...holdings.values()].sort((a, b) => a.since - b.since);
+  const problems: string[] = [];
+  for (const [i, early] of list.entries()) {
+    for (const late of list.slice(i + 1)) {
+      if (late.since >= early.end) continue;
+      if (late.agent === early.agent) continue;
+      const pair = pathsOf(early.leaf).flatMap((a) =>
+        pathsOf(late.leaf).filter((b) => patternsOverlap(a, b)).map((b) => `${a} / ${b}`)
+      );
+      if (pair.length === 0) continue;
+      problems.push(
+        `${late.agent} claimed ${late.leaf} at ${
+          new Date(late.since).toISOString()
+        } while ${early.agent} held ` +
+          `${early.leaf} (until ${new Date(early.end).toISOString()}): ${pair[0]}`,
+      );
     }
   }
   return problems;
