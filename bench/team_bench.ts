@@ -72,15 +72,6 @@ function taskId(result: ToolResult): string {
 const HOLDERS = 12;
 
 /**
- * The holders a session of `size` tasks seats, one per subtask other than the first: 12 at 10,000
- * tasks, fewer in a quick run.
- */
-function holdersFor(size: number): number {
-  const shape = shapeFor(size);
-  return Math.min(HOLDERS, shape.roots * shape.mids - 1);
-}
-
-/**
  * The 8 patterns of the `k`-th subtask of the paths rows' plan (its leaves inherit them): literal
  * files, `*` and `**`, every one rooted in a directory of its own module, as a lead would write them.
  */
@@ -115,24 +106,29 @@ async function claimVsStart(size: number, n: number, options: PartOptions): Prom
     for (let k = 1; k <= 11; k++) {
       await callTool(rpc, "claimTask", { sessionId: "claim-parallel", agent: `other${k}` });
     }
-    // The same plan twice, without paths and with 8 patterns on every subtask; 12 agents hold leaves of
-    // the last 12 subtasks, so the bench agent's claims (from the first) check against 96 patterns.
+    // The same plan twice, without paths and with 8 patterns on each subtask of the first root but the
+    // last (their leaves inherit them) and on each of the 12 leaves the other agents hold in that last
+    // one (the root level keeps its order, so the first root is where work is): each of the bench agent's
+    // claims checks its leaf's 8 patterns against the 96 reserved.
+    const perRoot = shapeFor(size).mids;
     for (const [sessionId, paths] of [["claim-12", false], ["claim-paths", true]] as const) {
       const ids = await fill(sessionId);
       await parallelize(sessionId, ids);
+      const last = ids.mids[perRoot - 1]!;
+      const held = ids.leaves.filter((id) => id.startsWith(`r0.m${perRoot - 1}.`)).slice(0, HOLDERS);
       if (paths) {
-        for (const [k, id] of ids.mids.entries()) {
-          await callTool(rpc, "updateTask", { sessionId, id, paths: modulePaths(k) });
+        for (let k = 0; k < perRoot - 1; k++) {
+          await callTool(rpc, "updateTask", { sessionId, id: ids.mids[k]!, paths: modulePaths(k) });
+        }
+        for (const [k, id] of held.entries()) {
+          await callTool(rpc, "updateTask", { sessionId, id, paths: modulePaths(100 + k) });
         }
       }
-      for (let k = 1; k <= holdersFor(size); k++) {
-        const held = await callTool(rpc, "claimTask", {
-          sessionId,
-          agent: `holder${k}`,
-          id: ids.mids[ids.mids.length - k],
-        });
-        if (!(held.structuredContent?.task as { id?: string } | null)?.id) {
-          throw new Error(`holder${k} got no leaf in ${sessionId}`);
+      for (const [k, id] of held.entries()) {
+        const reply = await callTool(rpc, "claimTask", { sessionId, agent: `holder${k + 1}`, id });
+        const task = reply.structuredContent?.task as { id?: string } | null | undefined;
+        if (task?.id !== id) {
+          throw new Error(`holder${k + 1} did not get ${id} (under ${last}) in ${sessionId}`);
         }
       }
     }
@@ -160,13 +156,13 @@ async function claimVsStart(size: number, n: number, options: PartOptions): Prom
         agent: AGENT,
       },
       {
-        label: `claimTask, parallel plan, ${holdersFor(size)} other agents holding leaves, no paths`,
+        label: `claimTask, parallel plan, ${HOLDERS} other agents holding leaves, no paths`,
         sessionId: "claim-12",
         start: byClaim("claim-12"),
         agent: AGENT,
       },
       {
-        label: `claimTask, parallel plan, ${holdersFor(size)} other agents holding 8 patterns each`,
+        label: `claimTask, parallel plan, ${HOLDERS} other agents holding 8 patterns each`,
         sessionId: "claim-paths",
         start: byClaim("claim-paths"),
         agent: AGENT,
@@ -464,9 +460,7 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
     },
     {
       name:
-        `claimTask with ${
-          holdersFor(size)
-        } other agents holding 8 patterns each p50 ≤ 1.5× claimTask without paths ` +
+        `claimTask with ${HOLDERS} other agents holding 8 patterns each p50 ≤ 1.5× claimTask without paths ` +
         `at ${sizeText} tasks`,
       met: reserving.start.p50 <= 1.5 * plain.start.p50,
       detail: `${ms(reserving.start.p50)} ms vs ${ms(plain.start.p50)} ms = ${
@@ -560,12 +554,11 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
     `call by call, ${ways[0]!.start.n} leaves each in tree order; each start is followed by a timed ` +
     "completeTask of its leaf (with the same agent). The parallel plan has every root and subtask " +
     "`parallel`, and 11 other agents hold its first leaves, so each claim passes over them. In the last " +
-    `two rows ${holdersFor(size)} other agents hold leaves of the plan's last ${
-      holdersFor(size)
-    } subtasks; in the very last every ` +
-    "subtask carries 8 patterns its leaves inherit (`src/modK/**`, `tests/modK/*_test.ts`, `lib/**/modK_*.ts`, " +
-    "…; bench/team_bench.ts `modulePaths`), so each claim checks its leaf's 8 patterns against the 96 " +
-    "reserved ones.",
+    `two rows ${HOLDERS} other agents hold leaves of the first root's last subtask (the root level keeps ` +
+    "its order, so the first root is where the work is); in the very last row each other subtask of that " +
+    "root carries 8 patterns its leaves inherit, and each held leaf 8 of its own (`src/modK/**`, " +
+    "`tests/modK/*_test.ts`, `lib/**/modK_*.ts`, …; bench/team_bench.ts `modulePaths`), so each claim checks " +
+    "its leaf's 8 patterns against the 96 reserved ones.",
     "",
     table(
       ["start", "p50 ms", "p99 ms", "p50 ÷ startTask", "completeTask p50 ms", "completeTask p99 ms"],

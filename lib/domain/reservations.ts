@@ -215,25 +215,30 @@ export function guardReserved(tree: TaskTree, leaf: Task, actor: Actor, verb: st
   const others = indexReservations(othersReservations(tree, actor));
   if (conflictsWith(paths, others, { first: true }).length === 0) return;
   const conflicts = conflictsWith(paths, others);
-  fail("RESERVED", reservedMessage(`${verb} "${leaf.name}" (${leaf.id})`, conflicts));
+  const blocker = conflicts[0]!.reservation.leaf.id;
+  const advice =
+    `Pick another task (claimTask passes over reserved ones), or wait until "${blocker}" is done or its lease expires.`;
+  fail("RESERVED", reservedMessage(`${verb} "${leaf.name}" (${leaf.id})`, conflicts, advice));
 }
 
-/** The text of a `RESERVED` refusal: `Cannot start "x" (x): agent "a" reserves src/api/** (task …`. */
+/** The text of a `RESERVED` refusal: `Cannot start "x" (x): agent "a" reserves src/api/** (task …`, then `advice`. */
 function reservedMessage(
   what: string,
   conflicts: readonly ReservationConflict[],
+  advice: string,
   held?: Reservation,
 ): string {
   const { reservation: r, pairs } = conflicts[0]!;
   const [mine, theirs] = pairs[0]!;
   const more = pairs.length > 1 ? ` (also ${pairs.slice(1).map(([m, t]) => `${t} ~ ${m}`).join(", ")})` : "";
-  const others = conflicts.length > 1
-    ? ` Agents ${
-      conflicts.slice(1).map((c) => `"${c.reservation.agent}"`).join(", ")
-    } reserve some of it too.`
-    : "";
+  const rest = conflicts.slice(1).map((c) => `"${c.reservation.agent}"`);
+  const others = rest.length === 0
+    ? ""
+    : ` Agent${rest.length > 1 ? "s" : ""} ${rest.join(", ")} reserve${
+      rest.length > 1 ? "" : "s"
+    } some of it too.`;
   const whose = held ? ` of "${held.leaf.name}" (${held.leaf.id}), held by agent "${held.agent}"` : "";
-  return `Cannot ${what}: agent "${r.agent}" reserves ${theirs} (task "${r.leaf.name}" (${r.leaf.id}), until ${r.expires_at}): overlaps ${mine}${whose}${more}.${others} Two live claims never reserve one path: pick another task (claimTask skips reserved ones), or wait until "${r.leaf.id}" is done or its lease expires.`;
+  return `Cannot ${what}: agent "${r.agent}" reserves ${theirs} (task "${r.leaf.name}" (${r.leaf.id}), until ${r.expires_at}): overlaps ${mine}${whose}${more}.${others} ${advice}`;
 }
 
 /**
@@ -255,7 +260,10 @@ export function checkReservationsKept(
     if (kept(changed)) continue;
     const others = indexReservations(after.filter((r) => r.agent !== changed.agent));
     const conflicts = conflictsWith(changed.paths, others);
-    if (conflicts.length > 0) fail("RESERVED", reservedMessage(options.what, conflicts, changed));
+    if (conflicts.length === 0) continue;
+    const advice =
+      "Two live claims never reserve one path: keep the paths apart, or change them once one of these tasks is done.";
+    fail("RESERVED", reservedMessage(options.what, conflicts, advice, changed));
   }
 }
 

@@ -49,9 +49,8 @@ function conflictsText(conflicts: readonly PathConflict[], asked: number): strin
     `- ${c.path}: agent "${c.agent}" reserves ${c.pattern} (task "${c.task_name}" (${c.task_id}), until ${c.expires_at})`
   );
   if (conflicts.length > LINES) lines.push(`… and ${conflicts.length - LINES} more (see structuredContent).`);
-  return [
-    `${conflicts.length} reservation${conflicts.length > 1 ? "s" : ""} of other agents overlap ${what}:`,
-    ...lines,
-  ]
-    .join("\n");
+  const count = conflicts.length === 1
+    ? "1 reservation of another agent overlaps"
+    : `${conflicts.length} reservations of other agents overlap`;
+  return [`${count} ${what}:`, ...lines].join("\n");
 }

@@ -115,7 +115,7 @@ Deno.test("startTask on a leaf whose paths overlap another agent's live reservat
       const error = refuses(tree, "RESERVED", (tr) => startTask(tr, "users", as(agent, T0 + MIN)));
       assert.equal(
         error.message,
-        'Cannot start "Users" (users): agent "x" reserves src/api/** (task "Routes" (a1), until 2026-01-01T00:30:00.000Z): overlaps src/api/users.ts. Two live claims never reserve one path: pick another task (claimTask skips reserved ones), or wait until "a1" is done or its lease expires.',
+        'Cannot start "Users" (users): agent "x" reserves src/api/** (task "Routes" (a1), until 2026-01-01T00:30:00.000Z): overlaps src/api/users.ts. Pick another task (claimTask passes over reserved ones), or wait until "a1" is done or its lease expires.',
       );
     });
   }
