@@ -127,3 +127,21 @@ export function shapeDocument(shape: Shape, sessionId: string): Record<string, u
   }
   return { version: 1, sessions: { [sessionId]: roots }, works: [], progress: {} };
 }
+
+/**
+ * The 8 `paths` of module `k` in the benchmarks' plans with reservations (bench/team_bench.ts,
+ * bench/reservations_bench.ts): literal files, `*` and `**`, every one rooted in a directory of its own
+ * module, as a lead would write them.
+ */
+export function modulePaths(k: number): string[] {
+  return [
+    `src/mod${k}/**`,
+    `tests/mod${k}/*_test.ts`,
+    `docs/mod${k}.md`,
+    `lib/**/mod${k}_*.ts`,
+    `bench/mod${k}/**/*.ts`,
+    `scripts/mod${k}.ts`,
+    `src/shared/mod${k}/*.json`,
+    `config/mod${k}.*.yml`,
+  ];
+}

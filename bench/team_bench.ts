@@ -27,7 +27,7 @@ import { machine } from "./machine.ts";
 import { BENCH_DIR } from "./peer.ts";
 import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
 import { callTool, connectRawStdio, type Rpc, type ToolResult } from "./rpc.ts";
-import { fillSession, shapeDocument, shapeFor, type ShapeIds, shapeIds } from "./shapes.ts";
+import { fillSession, modulePaths, shapeDocument, shapeFor, type ShapeIds, shapeIds } from "./shapes.ts";
 import { type Stats, stats } from "./stats.ts";
 import { Client, InMemoryTransport } from "../tests/support/sdk_client.ts";
 import {
@@ -70,23 +70,6 @@ function taskId(result: ToolResult): string {
 
 /** Other agents holding leaves while the paths rows claim: 12, each reserving 8 patterns. */
 const HOLDERS = 12;
-
-/**
- * The 8 patterns of the `k`-th subtask of the paths rows' plan (its leaves inherit them): literal
- * files, `*` and `**`, every one rooted in a directory of its own module, as a lead would write them.
- */
-export function modulePaths(k: number): string[] {
-  return [
-    `src/mod${k}/**`,
-    `tests/mod${k}/*_test.ts`,
-    `docs/mod${k}.md`,
-    `lib/**/mod${k}_*.ts`,
-    `bench/mod${k}/**/*.ts`,
-    `scripts/mod${k}.ts`,
-    `src/shared/mod${k}/*.json`,
-    `config/mod${k}.*.yml`,
-  ];
-}
 
 /** Part 6.1: claimTask against startTask on sessions of `size` tasks, turn by turn. */
 async function claimVsStart(size: number, n: number, options: PartOptions): Promise<WayResult[]> {
@@ -557,7 +540,7 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
     `two rows ${HOLDERS} other agents hold leaves of the first root's last subtask (the root level keeps ` +
     "its order, so the first root is where the work is); in the very last row each other subtask of that " +
     "root carries 8 patterns its leaves inherit, and each held leaf 8 of its own (`src/modK/**`, " +
-    "`tests/modK/*_test.ts`, `lib/**/modK_*.ts`, …; bench/team_bench.ts `modulePaths`), so each claim checks " +
+    "`tests/modK/*_test.ts`, `lib/**/modK_*.ts`, …; bench/shapes.ts `modulePaths`), so each claim checks " +
     "its leaf's 8 patterns against the 96 reserved ones.",
     "",
     table(
