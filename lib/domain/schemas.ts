@@ -80,6 +80,36 @@ export const NoteSchema = z.object({
 /** See {@link NoteSchema}. */
 export type Note = z.infer<typeof NoteSchema>;
 
+/** A text of a git record: 1–1,024 characters of well-formed Unicode (what git printed, decoded). */
+const GitTextSchema = z.string().min(1).max(LIMITS.gitTextLength).refine(
+  (text) => text.isWellFormed(),
+  "must be well-formed Unicode",
+);
+
+/**
+ * Where work lives, as `git` saw it (docs/teams.md "Where the work lives"): the work tree's top directory,
+ * the branch (absent when HEAD is detached), HEAD (absent before the first commit; 64 hex digits in a
+ * SHA-256 repository), the upstream with the commits ahead of and behind it, and the changed and untracked
+ * paths (`dirty`: the first {@link LIMITS}.gitDirty in path order; `dirty_count`: all). What lib/git reads.
+ */
+export const GitStateSchema = z.object({
+  worktree: GitTextSchema.optional(),
+  branch: GitTextSchema.optional(),
+  head: z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/).optional(),
+  upstream: GitTextSchema.optional(),
+  ahead: z.number().int().nonnegative().optional(),
+  behind: z.number().int().nonnegative().optional(),
+  dirty: z.array(GitTextSchema).max(LIMITS.gitDirty).optional(),
+  dirty_count: z.number().int().nonnegative().optional(),
+});
+/** See {@link GitStateSchema}. */
+export type GitState = z.infer<typeof GitStateSchema>;
+
+/** A task's `git`: where the work on it was last seen, by which agent and when (lib/domain/git_record.ts). */
+export const GitRecordSchema = z.object({ agent: AgentSchema, at: TimeSchema, ...GitStateSchema.shape });
+/** See {@link GitRecordSchema}. */
+export type GitRecord = z.infer<typeof GitRecordSchema>;
+
 /** A task's name. */
 export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);
 /** A task's description. */
