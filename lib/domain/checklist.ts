@@ -115,6 +115,7 @@ export function updateTasks(
     if (existing?.constraints) task.constraints = existing.constraints;
     if (existing?.parallel) task.parallel = existing.parallel;
     if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
+    if (existing?.git) task.git = existing.git;
     if (existing?.notes) task.notes = existing.notes;
     if (existing?.notes_dropped) task.notes_dropped = existing.notes_dropped;
     if (item.status === "DONE") task.status = "done";

@@ -135,6 +135,7 @@ export const TaskSchema = z.object({
   parallel: z.boolean().optional(),
   blocked_by: BlockedBySchema.optional(),
   claim: ClaimSchema.optional(),
+  git: GitRecordSchema.optional(),
   notes: z.array(NoteSchema).max(LIMITS.notesKept).optional(),
   /** Older notes no longer kept (absent: none dropped). */
   notes_dropped: z.number().int().positive().optional(),
@@ -214,17 +215,30 @@ export const ContextBlockerSchema = z.object({
   /** A parent: its earlier leaves' resolutions, not listed. */
   more_resolutions: z.number().int().positive().optional(),
   last_note: ContextNoteSchema.optional(),
+  /** Where its work was last seen: its `git` in short. */
+  git: z.object({
+    branch: z.string().optional(),
+    head: z.string().optional(),
+    worktree: z.string().optional(),
+  })
+    .optional(),
 });
 /** See {@link ContextBlockerSchema}. */
 export type ContextBlocker = z.infer<typeof ContextBlockerSchema>;
 
 /**
- * What a start or claim that takes a leaf hands the agent (docs/teams.md "Context that travels with the work"): its blockers' resolutions and last notes, the stale holder's notes on a takeover, the
+ * What a start or claim that takes a leaf hands the agent (docs/teams.md "Context that travels with the work"): its blockers' resolutions, last notes and where their work lives, the stale holder's notes and git record on a takeover, the
  * leaf's own notes; `dropped` counts what was left out to stay small (getTask has it).
  */
 export const TakeContextSchema = z.object({
   blockers: z.array(ContextBlockerSchema).optional(),
-  previous: z.object({ agent: z.string(), notes: z.array(ContextNoteSchema) }).optional(),
+  /** `git`: the stale holder's last record on the leaf, its texts cut as notes are. */
+  previous: z.object({
+    agent: z.string(),
+    notes: z.array(ContextNoteSchema),
+    git: GitRecordSchema.optional(),
+  })
+    .optional(),
   notes: z.array(ContextNoteSchema).optional(),
   dropped: z.number().int().positive().optional(),
 });

@@ -64,6 +64,7 @@ export const EDITABLE_FIELDS = [
   "parallel",
   "blocked_by",
   "claim",
+  "git",
   "notes",
   "notes_dropped",
 ] as const;
