@@ -10,6 +10,8 @@ import { jsonDepth, LIMITS } from "../domain/limits.ts";
 import type { Actor } from "../domain/team.ts";
 import { EFFECT_META_KEY, type TaskEffects, type ToolEffect } from "../domain/tool_effect.ts";
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
+import type { GitState } from "../domain/schemas.ts";
+import type { GitReader } from "../git/git_recorder.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";
@@ -25,6 +27,8 @@ export interface ToolContext {
   agent?: string | undefined;
   /** The clock leases are judged by, in milliseconds. */
   now: () => number;
+  /** Reads where the work lives (a stdio server's work tree); absent: nothing is recorded (HTTP). */
+  readGit?: GitReader | undefined;
 }
 
 /**
@@ -33,6 +37,15 @@ export interface ToolContext {
  */
 export function actorOf(ctx: ToolContext, agent?: string, leaseSeconds?: number): Actor {
   return { agent: agent ?? ctx.agent, now: ctx.now(), leaseSeconds };
+}
+
+/**
+ * Where the caller's work lives, read before a change that may record it, so git never runs while the
+ * store holds its lock (docs/teams.md "Where the work lives"); undefined for the anonymous agent and on
+ * a server that records none.
+ */
+export async function gitOf(ctx: ToolContext, agent?: string): Promise<GitState | undefined> {
+  return (agent ?? ctx.agent) === undefined || !ctx.readGit ? undefined : await ctx.readGit();
 }
 
 /**
