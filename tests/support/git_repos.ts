@@ -45,9 +45,9 @@ export interface Repo {
   addWorktree(name: string, branch: string): Promise<Repo>;
 }
 
-/** A fresh {@link GitPlace}. */
-export async function gitPlace(): Promise<GitPlace> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "checklist-git-" }));
+/** A fresh {@link GitPlace}, in the system's temporary directory or under `parent`. */
+export async function gitPlace(options: { parent?: string } = {}): Promise<GitPlace> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ dir: options.parent, prefix: "checklist-git-" }));
   return {
     dir,
     init: async (name = "repo") => {
