@@ -115,9 +115,9 @@ export function updateTasks(
     if (existing?.constraints) task.constraints = existing.constraints;
     if (existing?.parallel) task.parallel = existing.parallel;
     if (existing?.blocked_by) task.blocked_by = existing.blocked_by;
-    if (existing?.git) task.git = existing.git;
     if (existing?.notes) task.notes = existing.notes;
     if (existing?.notes_dropped) task.notes_dropped = existing.notes_dropped;
+    if (existing?.git) task.git = existing.git;
     if (item.status === "DONE") task.status = "done";
     if (item.status === "TODO" && task.status === "done") task.status = "todo";
     if (item.children) {

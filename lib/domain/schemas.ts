@@ -59,27 +59,6 @@ export const ClaimSchema = z.object({
 /** See {@link ClaimSchema}. */
 export type Claim = z.infer<typeof ClaimSchema>;
 
-/** Ids of tasks of the same session that must be done before a task may start. */
-export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
-
-/** What the anonymous agent is called in a note: not a valid agent name, so no named agent can take it. */
-export const ANONYMOUS_NOTE_AGENT = "(anonymous)";
-
-/** A note's text as an agent sends it: 1–2,000 characters after trimming (docs/teams.md "Context that travels with the work"). */
-export const NoteTextSchema = z.string().trim().min(1).max(LIMITS.noteLength);
-
-/**
- * One note on a task: who wrote it (an agent, or {@link ANONYMOUS_NOTE_AGENT}), when, and what. A task
- * keeps its last {@link LIMITS}.notesKept, oldest first (lib/domain/notes.ts).
- */
-export const NoteSchema = z.object({
-  agent: z.union([AgentSchema, z.literal(ANONYMOUS_NOTE_AGENT)]),
-  at: TimeSchema,
-  text: NoteTextSchema,
-});
-/** See {@link NoteSchema}. */
-export type Note = z.infer<typeof NoteSchema>;
-
 /** A text of a git record: 1–1,024 characters of well-formed Unicode (what git printed, decoded). */
 const GitTextSchema = z.string().min(1).max(LIMITS.gitTextLength).refine(
   (text) => text.isWellFormed(),
@@ -109,6 +88,27 @@ export type GitState = z.infer<typeof GitStateSchema>;
 export const GitRecordSchema = z.object({ agent: AgentSchema, at: TimeSchema, ...GitStateSchema.shape });
 /** See {@link GitRecordSchema}. */
 export type GitRecord = z.infer<typeof GitRecordSchema>;
+
+/** Ids of tasks of the same session that must be done before a task may start. */
+export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
+
+/** What the anonymous agent is called in a note: not a valid agent name, so no named agent can take it. */
+export const ANONYMOUS_NOTE_AGENT = "(anonymous)";
+
+/** A note's text as an agent sends it: 1–2,000 characters after trimming (docs/teams.md "Context that travels with the work"). */
+export const NoteTextSchema = z.string().trim().min(1).max(LIMITS.noteLength);
+
+/**
+ * One note on a task: who wrote it (an agent, or {@link ANONYMOUS_NOTE_AGENT}), when, and what. A task
+ * keeps its last {@link LIMITS}.notesKept, oldest first (lib/domain/notes.ts).
+ */
+export const NoteSchema = z.object({
+  agent: z.union([AgentSchema, z.literal(ANONYMOUS_NOTE_AGENT)]),
+  at: TimeSchema,
+  text: NoteTextSchema,
+});
+/** See {@link NoteSchema}. */
+export type Note = z.infer<typeof NoteSchema>;
 
 /** A task's name. */
 export const NameSchema = z.string().trim().min(1).max(LIMITS.nameLength);

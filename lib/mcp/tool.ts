@@ -10,7 +10,6 @@ import { jsonDepth, LIMITS } from "../domain/limits.ts";
 import type { Actor } from "../domain/team.ts";
 import { EFFECT_META_KEY, type TaskEffects, type ToolEffect } from "../domain/tool_effect.ts";
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
-import type { GitState } from "../domain/schemas.ts";
 import type { GitReader } from "../git/git_recorder.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
@@ -37,15 +36,6 @@ export interface ToolContext {
  */
 export function actorOf(ctx: ToolContext, agent?: string, leaseSeconds?: number): Actor {
   return { agent: agent ?? ctx.agent, now: ctx.now(), leaseSeconds };
-}
-
-/**
- * Where the caller's work lives, read before a change that may record it, so git never runs while the
- * store holds its lock (docs/teams.md "Where the work lives"); undefined for the anonymous agent and on
- * a server that records none.
- */
-export async function gitOf(ctx: ToolContext, agent?: string): Promise<GitState | undefined> {
-  return (agent ?? ctx.agent) === undefined || !ctx.readGit ? undefined : await ctx.readGit();
 }
 
 /**

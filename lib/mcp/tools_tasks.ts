@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
 import { gitSummary, recordGit } from "../domain/git_record.ts";
+import { gitOf } from "./git_of.ts";
 import { RevisionSchema } from "../domain/history_entry.ts";
 import {
   AgentSchema,
@@ -32,7 +33,7 @@ import {
 } from "../domain/task_ops.ts";
 import { isLive } from "../domain/team.ts";
 import { MARKS, renderTree } from "../domain/tree_text.ts";
-import { actorOf, defineTool, gitOf, type ToolDef } from "./tool.ts";
+import { actorOf, defineTool, type ToolDef } from "./tool.ts";
 import { DEFAULT_SESSION } from "../domain/names.ts";
 
 const sessionId = SessionIdSchema.default(DEFAULT_SESSION);
