@@ -28,15 +28,21 @@ export const STATUS_ARGS: readonly string[] = [
  * Both runs start at once, so a record costs about one `git status`.
  */
 export async function readWorkTree(dir: string, options: ReadWorkTreeOptions = {}): Promise<GitState> {
-  const run = { cwd: dir, timeoutMs: options.timeoutMs };
-  const decoder = new TextDecoder();
-  const [status, top] = await Promise.all([
-    runGit(STATUS_ARGS, run),
-    runGit(["rev-parse", "--show-toplevel"], run),
+  const [status, toplevel] = await Promise.all([
+    runGit(STATUS_ARGS, { cwd: dir, timeoutMs: options.timeoutMs }),
+    readTopLevel(dir, options),
   ]);
+  return workTreeState(parseStatus(new TextDecoder().decode(status)), toplevel);
+}
+
+/**
+ * The top directory of the work tree `dir` is in (`git rev-parse --show-toplevel`), as git writes it
+ * (the real path; forward slashes on Windows too). Throws a {@link GitError} (run_git.ts) as runGit does.
+ */
+export async function readTopLevel(dir: string, options: ReadWorkTreeOptions = {}): Promise<string> {
+  const top = await runGit(["rev-parse", "--show-toplevel"], { cwd: dir, timeoutMs: options.timeoutMs });
   // rev-parse ends the path with one newline (the path itself may hold more).
-  const toplevel = decoder.decode(top).replace(/\n$/, "");
-  return workTreeState(parseStatus(decoder.decode(status)), toplevel);
+  return new TextDecoder().decode(top).replace(/\n$/, "");
 }
 
 /**

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { LIMITS } from "../../lib/domain/limits.ts";
 import { GitStateSchema } from "../../lib/domain/schemas.ts";
 import { GitError, runGit } from "../../lib/git/run_git.ts";
-import { byCodePoint, readWorkTree } from "../../lib/git/work_tree.ts";
+import { byCodePoint, readTopLevel, readWorkTree } from "../../lib/git/work_tree.ts";
 import { cloneInto, gitPlace } from "../support/git_repos.ts";
 
 Deno.test("a branch with an upstream: the top directory, branch, HEAD, upstream, commits ahead and behind", async () => {
@@ -178,3 +178,12 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("a work tree whose directory name holds spaces and ends with a newline is recorded exactly", async () => {
+  await using place = await gitPlace();
+  const repo = await place.init("my repo\n");
+  await repo.write("a.txt", "a\n");
+  await repo.commit("init");
+  assert.equal(await readTopLevel(`${repo.dir}`), `${place.dir}/my repo\n`);
+  assert.equal((await readWorkTree(repo.dir)).worktree, `${place.dir}/my repo\n`);
+});
