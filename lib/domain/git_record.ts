@@ -53,7 +53,7 @@ export function branchAtHead(git: GitState): string {
 }
 
 /**
- * A record in one line: `feature/x@1a2b3c4 in /work/wt-a, 3 dirty, 1 ahead and 2 behind origin/x`
+ * A record in one line: `feature/x@1a2b3c4 in /home/me/shop-a, 3 dirty, 1 ahead and 2 behind origin/x`
  * (`clean` when nothing is changed; the upstream only when the branch has one).
  */
 export function gitSummary(git: GitState): string {
