@@ -4,6 +4,7 @@
  */
 import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
+import type { GitReader } from "./lib/git/git_recorder.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer, type Era } from "./lib/mcp/server.ts";
 import { errorReply, INTERNAL_ERROR } from "./lib/mcp/rpc_errors.ts";
@@ -48,9 +49,10 @@ async function boot(
 
 /**
  * Makes the MCP server of one connection (or one HTTP request), for the era the serving entry
- * names, working in `namespace` (`default` when absent) with `access`.
+ * names, working in `namespace` (`default` when absent) with `access`. Only a stdio server is given
+ * `readGit` (docs/teams.md "Where the work lives"): over HTTP the server's directory is no agent's.
  */
-function serverFactory({ config, log, store }: Runtime) {
+function serverFactory({ config, log, store }: Runtime, readGit?: GitReader) {
   return (options: { era: Era; namespace?: string; access?: "read" | "write"; sessionless?: boolean }) =>
     createServer({
       store,
@@ -62,6 +64,7 @@ function serverFactory({ config, log, store }: Runtime) {
       groups: config.groups,
       workCacheSize: config.workCacheSize,
       agent: config.agent,
+      readGit,
     });
 }
 
@@ -95,9 +98,13 @@ async function closeStore({ store, log }: Runtime): Promise<void> {
  * entry picks one from the connection's first message (lib/mcp/stdio_serve.ts).
  */
 async function serveStdio(runtime: Runtime): Promise<string> {
-  const { serveOverStdio } = await import("./lib/mcp/stdio_serve.ts");
-  const make = serverFactory(runtime);
+  const [{ serveOverStdio }, { createGitRecorder }] = await Promise.all([
+    import("./lib/mcp/stdio_serve.ts"),
+    import("./lib/git/git_recorder.ts"),
+  ]);
   const { config, log, store } = runtime;
+  // One recorder for the process: it says once why it records nothing, if it does not.
+  const make = serverFactory(runtime, createGitRecorder({ dir: config.repoDir ?? workingDirectory(), log }));
   const namespace = config.namespace;
   // A failure to read stdin ends the input like its end does: say which it was.
   let failure: Error | undefined;
@@ -226,6 +233,15 @@ function declarativeApp(hostname: string, port?: number): Promise<Handler> {
     return app.fetch;
   });
   return served.app;
+}
+
+/** The server's working directory, or `.` where Deno may not read it (git then runs there all the same). */
+function workingDirectory(): string {
+  try {
+    return Deno.cwd();
+  } catch {
+    return ".";
+  }
 }
 
 function envFlag(name: string): boolean {

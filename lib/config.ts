@@ -79,6 +79,8 @@ const ConfigSchema = z.object({
   namespace: NamespaceSchema.default(DEFAULTS.namespace),
   /** The agent that calls without `agent` act as (docs/teams.md); unset: the anonymous agent. */
   agent: AgentSchema.optional(),
+  /** The work tree whose git a stdio server records (docs/teams.md "Where the work lives"); unset: the working directory. */
+  repoDir: z.string().min(1).optional(),
 });
 
 /** The parsed configuration. */
@@ -111,6 +113,7 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   historySize: "HISTORY_SIZE",
   namespace: "CHECKLIST_NAMESPACE",
   agent: "CHECKLIST_AGENT",
+  repoDir: "REPO_DIR",
 };
 
 const FLAGS: Record<string, string> = {

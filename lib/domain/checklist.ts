@@ -121,6 +121,7 @@ export function updateTasks(
     if (existing?.paths) task.paths = existing.paths;
     if (existing?.notes) task.notes = existing.notes;
     if (existing?.notes_dropped) task.notes_dropped = existing.notes_dropped;
+    if (existing?.git) task.git = existing.git;
     if (item.status === "DONE") task.status = "done";
     if (item.status === "TODO" && task.status === "done") task.status = "todo";
     if (item.children) {

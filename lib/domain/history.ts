@@ -97,7 +97,9 @@ const FIELDS = TaskFieldsSchema.keyof().options;
 
 /**
  * What a committed transaction did to `tree`, from its journal; empty when it changed nothing. A
- * claim whose lease alone changed (a renewal) is no change here: see {@link leaseRenewed}.
+ * claim whose lease alone changed (a renewal), with or without a new `git` record, is no change here:
+ * see {@link leaseRenewed}. A `git` record is where the work was seen, not what anyone decided: it
+ * changes only with another change (a take, a note, a completion) or with a renewal.
  */
 export function recordChange(tree: TaskTree, changes: TreeChanges): Delta {
   const delta: Delta = [];
@@ -123,13 +125,17 @@ export function recordChange(tree: TaskTree, changes: TreeChanges): Delta {
 }
 
 /**
- * Whether the transaction renewed a lease: a claim whose `expires_at` alone changed. Such a change
- * adds no revision and no history entry, but a store must still write it (docs/teams.md).
+ * Whether the transaction renewed a lease: a claim whose `expires_at` alone changed, or the `git`
+ * record a renewal refreshes. Such a change adds no revision and no history entry, but a store must
+ * still write it (docs/teams.md).
  */
 export function leaseRenewed(tree: TaskTree, changes: TreeChanges): boolean {
   for (const [id, before] of changes.fieldsBefore) {
-    const claim = tree.get(id)?.claim;
-    if (before && claim && before.claim && before.claim.expires_at !== claim.expires_at) return true;
+    const task = tree.get(id);
+    if (!before || !task) continue;
+    const claim = task.claim;
+    if (claim && before.claim && before.claim.expires_at !== claim.expires_at) return true;
+    if (!sameValue(before.git, task.git)) return true;
   }
   return false;
 }
@@ -409,9 +415,13 @@ export function keepLast(
   return kept;
 }
 
-/** {@link sameFields}, but two claims of one holding (a renewed lease) are the same. */
+/**
+ * {@link sameFields}, but two claims of one holding (a renewed lease) are the same, and so are two
+ * `git` records (see {@link recordChange}).
+ */
 function sameRecorded(a: TaskFields, b: TaskFields): boolean {
   for (const key of FIELDS) {
+    if (key === "git") continue;
     if (key === "claim" ? !sameHolding(a.claim, b.claim) : !sameValue(a[key], b[key])) return false;
   }
   return true;
@@ -424,13 +434,16 @@ function sameFields(a: TaskFields, b: TaskFields): boolean {
 
 /**
  * Whether a change to a task appended a note (`b`'s last note is new; older ones may have gone) and
- * changed nothing else: history says `note on "x"`. A restore that takes notes away is an edit.
+ * changed nothing else (the `git` record a note refreshes aside): history says `note on "x"`. A
+ * restore that takes notes away is an edit.
  */
 function onlyNotesDiffer(a: TaskFields, b: TaskFields): boolean {
   const last = b.notes?.at(-1);
   if (!last || a.notes?.some((note) => sameValue(note, last))) return false;
   for (const key of FIELDS) {
-    if (key !== "notes" && key !== "notes_dropped" && !sameValue(a[key], b[key])) return false;
+    if (key !== "notes" && key !== "notes_dropped" && key !== "git" && !sameValue(a[key], b[key])) {
+      return false;
+    }
   }
   return true;
 }

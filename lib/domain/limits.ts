@@ -55,6 +55,12 @@ export const LIMITS = {
   bodySeconds: 30,
   /** Items one page of a list holds: `resources/list` (then `nextCursor`) and the dashboard's sessions. */
   listPage: 100,
+  /** A task's `git` record: changed and untracked paths listed, the first in path order (`dirty_count` counts all). */
+  gitDirty: 20,
+  /** A task's `git` record: one text (work tree, branch, upstream, a path); a longer one is left out. */
+  gitTextLength: 1024,
+  /** Milliseconds `git` may take for one record; past them it is stopped and nothing is recorded. */
+  gitMs: 2000,
 } as const;
 
 /**

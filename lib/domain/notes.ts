@@ -1,7 +1,8 @@
 /**
  * Context that travels with the work (docs/teams.md "Context that travels with the work"): notes on tasks,
- * and the `context` a start or claim that takes a leaf hands its agent: the blockers' resolutions and
- * last notes, the stale holder's notes on a takeover, the leaf's own notes, cut to stay small.
+ * and the `context` a start or claim that takes a leaf hands its agent: the blockers' resolutions, last
+ * notes and where their work lives, the stale holder's notes and `git` record on a takeover, the leaf's
+ * own notes, cut to stay small.
  *
  * Tree rules beside the team rules (team.ts), pure: the clock is the caller's (`Actor.now`), and every
  * store runs them inside its atomic change, so a context is read from the very tree the start was
@@ -9,12 +10,14 @@
  * deltas and restores may share the old one.
  */
 import { fail } from "./errors.ts";
+import { gitSummary } from "./git_record.ts";
 import { isoTime } from "./iso_time.ts";
 import { LIMITS } from "./limits.ts";
 import {
   ANONYMOUS_NOTE_AGENT,
   type ContextBlocker,
   type ContextNote,
+  type GitRecord,
   type Note,
   NoteTextSchema,
   type TakeContext,
@@ -89,28 +92,33 @@ export interface Takeover {
  * undefined when there is nothing to hand over:
  * - `blockers`: every task in the leaf's own and inherited `blocked_by`, in that order (inherited
  *   first), with its resolution, a parent's last {@link CONTEXT}.resolutions leaf resolutions (the
- *   rest counted), and its last note;
- * - `previous`: on a takeover, the holder's last {@link CONTEXT}.notes notes on the leaf;
+ *   rest counted), its last note, and where its work lives (`git`: branch, head, work tree);
+ * - `previous`: on a takeover, the holder's last {@link CONTEXT}.notes notes on the leaf, and its
+ *   last `git` record there (which branch and work tree to open, which files it left uncommitted);
  * - `notes`: the leaf's last {@link CONTEXT}.notes notes by others than that holder (a note is
  *   listed once: the holder's are in `previous`).
  *
  * Each text is cut by {@link cutText}; the whole stays under {@link CONTEXT}.totalLength characters
  * of JSON, dropping the oldest first and counting what it dropped in `dropped`. Oldest, in the order
  * things happen: a blocker was finished before the leaf could start, so first the blockers' texts go
- * (the first listed first; of a blocker, its last note, then its leaves' resolutions, then its own),
- * then the blockers themselves, then the notes on the leaf, oldest first.
+ * (the first listed first; of a blocker, its last note, then its leaves' resolutions, then its own,
+ * then its `git`), then the blockers themselves, then the notes on the leaf, oldest first, then the
+ * holder's `git` record, the newest thing on the leaf: its dirty paths from the last listed (not counted
+ * in `dropped`: its `dirty_count` says how many there are), then the record itself.
  */
 export function takeContext(tree: TaskTree, leaf: Task, takeover?: Takeover): TakeContext | undefined {
   const blockers = blockersOf(tree, leaf).map(blockerParts);
   const onLeaf = leaf.notes ?? [];
   let holder: string | undefined;
   let previous: Note[] = [];
+  let git: GitRecord | undefined;
   if (takeover) {
     holder = noteAgent(takeover.from);
     previous = onLeaf.filter((note) => note.agent === holder).slice(-CONTEXT.notes);
+    if (leaf.git && leaf.git.agent === takeover.from) git = contextGit(leaf.git);
   }
   const own = onLeaf.filter((note) => previous.length === 0 || note.agent !== holder).slice(-CONTEXT.notes);
-  const parts: Parts = { blockers, holder, previous, own, order: onLeaf };
+  const parts: Parts = { blockers, holder, previous, git, own, order: onLeaf };
   let context = fit(parts, CONTEXT.totalLength);
   // The sizes fit counts are exact (a property test holds them to JSON.stringify); this only guards
   // the limit against a slip in them.
@@ -122,6 +130,8 @@ export function takeContext(tree: TaskTree, leaf: Task, takeover?: Takeover): Ta
 /** A blocker as a context may show it: the task, and its leaves' resolutions a parent lists (see {@link takeContext}). */
 interface BlockerParts {
   task: Task;
+  /** Where its work lives, in short; undefined when it has no record. */
+  git: ContextBlocker["git"];
   /** A parent's last leaves with a resolution, in tree order. */
   leaves: Task[];
   /** A parent's earlier leaves with a resolution, not listed. */
@@ -139,11 +149,30 @@ function blockerParts(blocker: Task): BlockerParts {
       if (leaves.length > CONTEXT.resolutions) leaves.shift();
     }
   }
-  return { task: blocker, leaves, more: count - leaves.length };
+  return { task: blocker, git: blocker.git && gitBrief(blocker.git), leaves, more: count - leaves.length };
 }
 
 function contextNote(note: Note): ContextNote {
   return { agent: note.agent, at: note.at, text: cutText(note.text) };
+}
+
+/** A blocker's `git` as a context shows it: branch, head and work tree, texts cut; undefined when none is known. */
+function gitBrief(git: GitRecord): ContextBlocker["git"] {
+  const brief: NonNullable<ContextBlocker["git"]> = {};
+  if (git.branch !== undefined) brief.branch = cutText(git.branch);
+  if (git.head !== undefined) brief.head = git.head;
+  if (git.worktree !== undefined) brief.worktree = cutText(git.worktree);
+  return Object.keys(brief).length > 0 ? brief : undefined;
+}
+
+/** A `git` record as a context shows it: every text cut, as a note's is. */
+function contextGit(git: GitRecord): GitRecord {
+  const out: GitRecord = { ...git };
+  for (const key of ["worktree", "branch", "upstream"] as const) {
+    if (out[key] !== undefined) out[key] = cutText(out[key]);
+  }
+  if (out.dirty) out.dirty = out.dirty.map((path) => cutText(path));
+  return out;
 }
 
 /** What {@link fit} chooses from. */
@@ -153,6 +182,8 @@ interface Parts {
   holder: string | undefined;
   /** The holder's notes on the leaf listed (oldest first). */
   previous: Note[];
+  /** The holder's `git` record on the leaf, texts cut. */
+  git: GitRecord | undefined;
   /** The leaf's other notes listed (oldest first). */
   own: Note[];
   /** The leaf's notes in the order they were written (oldest first). */
@@ -168,28 +199,47 @@ interface Parts {
  */
 function fit(parts: Parts, limit: number): TakeContext | undefined {
   const { blockers } = parts;
-  let total = parts.previous.length + parts.own.length;
+  let total = parts.previous.length + parts.own.length + (parts.git ? 1 : 0);
   for (const b of blockers) {
-    total += 1 + (b.task.notes?.length ? 1 : 0) + b.leaves.length + (b.task.resolution ? 1 : 0);
+    total += 1 + (b.task.notes?.length ? 1 : 0) + b.leaves.length + (b.task.resolution ? 1 : 0) +
+      (b.git ? 1 : 0);
   }
   let size = 2; // {}
   let keys = 0; // top-level keys: blockers, previous, notes
   let kept = 0;
   let full = false;
-  /** Keeps a piece of `cost` characters (a new top-level key with `newKey`) if it fits; from the first that does not, none. */
-  const keep = (cost: number, newKey = false): boolean => {
+  /**
+   * Keeps a piece of `cost` characters (a new top-level key with `newKey`; one `dropped` does not count
+   * when not `counted`) if it fits; from the first that does not, none.
+   */
+  const keep = (cost: number, newKey = false, counted = true): boolean => {
     if (full) return false;
     const comma = newKey && keys > 0 ? 1 : 0;
     const keysThen = keys + (newKey ? 1 : 0);
-    const dropped = total - kept - 1;
+    const dropped = total - kept - (counted ? 1 : 0);
     const droppedLength = dropped === 0 ? 0 : 10 + String(dropped).length + (keysThen > 0 ? 1 : 0); // "dropped":N
     if (size + cost + comma + droppedLength >= limit) return !(full = true);
     size += cost + comma;
     keys = keysThen;
-    kept++;
+    if (counted) kept++;
     return true;
   };
 
+  // The holder's git record, the newest thing on the leaf: "previous":{"agent":A,"notes":[],"git":{…}},
+  // then its dirty paths, the first listed first: ,"dirty":[…].
+  const container = parts.holder === undefined ? 0 : 32 + stringLength(parts.holder); // "previous":{"agent":A,"notes":[]}
+  let previousGit: GitRecord | undefined;
+  const dirty: string[] = [];
+  if (parts.git) {
+    const { dirty: paths = [], ...rest } = parts.git;
+    if (keep(container + 7 + jsonLength(rest), true)) { // ,"git":{…}
+      previousGit = parts.git;
+      for (const path of paths) {
+        if (!keep(dirty.length === 0 ? 11 + stringLength(path) : 1 + stringLength(path), false, false)) break;
+        dirty.push(path);
+      }
+    }
+  }
   // The notes on the leaf, newest first: "previous":{"agent":A,"notes":[…]} and "notes":[…].
   const age = new Map(parts.order.map((note, i) => [note, i]));
   const onLeaf = [...parts.previous, ...parts.own].sort((a, b) => age.get(b)! - age.get(a)!);
@@ -199,9 +249,10 @@ function fit(parts: Parts, limit: number): TakeContext | undefined {
     const mine = note.agent === parts.holder && parts.previous.length > 0;
     const list = mine ? previous : own;
     const item = contextNote(note);
-    const container = mine ? 32 + stringLength(parts.holder!) : 10;
     const length = noteLength(item);
-    if (!keep(list.length === 0 ? container + length : 1 + length, list.length === 0)) break;
+    const opened = list.length > 0 || (mine && previousGit !== undefined);
+    const cost = list.length > 0 ? 1 + length : opened ? length : (mine ? container : 10) + length;
+    if (!keep(cost, !opened)) break;
     list.unshift(item);
   }
   // The blockers, the last listed first: {"id":I,"name":N,"more_resolutions":M} in "blockers":[…].
@@ -215,10 +266,11 @@ function fit(parts: Parts, limit: number): TakeContext | undefined {
     shown++;
     entries[i] = { id: task.id, name: task.name, ...(more > 0 ? { more_resolutions: more } : {}) };
   }
-  // Their texts, the last listed first; of each, its resolution, its leaves' (last first), its last note.
+  // Their texts, the last listed first; of each, its git, its resolution, its leaves' (last first), its last note.
   for (let i = blockers.length - 1; i >= 0 && !full; i--) {
-    const { task, leaves } = blockers[i]!;
+    const { task, leaves, git } = blockers[i]!;
     const entry = entries[i]!;
+    if (git && keep(7 + jsonLength(git))) entry.git = git; // ,"git":{…}
     if (task.resolution) {
       const resolution = cutText(task.resolution);
       if (keep(14 + stringLength(resolution))) entry.resolution = resolution; // ,"resolution":R
@@ -241,7 +293,10 @@ function fit(parts: Parts, limit: number): TakeContext | undefined {
   const context: TakeContext = {};
   const shownBlockers = entries.filter((entry) => entry !== undefined).map((entry) => ordered(entry));
   if (shownBlockers.length > 0) context.blockers = shownBlockers;
-  if (previous.length > 0) context.previous = { agent: parts.holder!, notes: previous };
+  if (previous.length > 0 || previousGit) {
+    context.previous = { agent: parts.holder!, notes: previous };
+    if (previousGit) context.previous.git = withDirty(previousGit, dirty);
+  }
   if (own.length > 0) context.notes = own;
   if (kept < total) context.dropped = total - kept;
   return Object.keys(context).length === 0 ? undefined : context;
@@ -254,6 +309,17 @@ function ordered(entry: ContextBlocker): ContextBlocker {
   if (entry.resolutions) out.resolutions = entry.resolutions;
   if (entry.more_resolutions !== undefined) out.more_resolutions = entry.more_resolutions;
   if (entry.last_note) out.last_note = entry.last_note;
+  if (entry.git) out.git = entry.git;
+  return out;
+}
+
+/** `git` with `dirty` holding only the paths kept, in its own place among the fields. */
+function withDirty(git: GitRecord, dirty: string[]): GitRecord {
+  const out = {} as GitRecord;
+  for (const [key, value] of Object.entries(git)) {
+    if (key !== "dirty") Object.assign(out, { [key]: value });
+    else if (dirty.length > 0) out.dirty = dirty;
+  }
   return out;
 }
 
@@ -285,9 +351,15 @@ export function contextLine(context: TakeContext): string {
         `with what ${blockers.length === 1 ? "its" : "their"} agents left`,
     );
   }
-  if (context.previous) {
+  const previous = context.previous;
+  if (previous) {
+    const work = previous.git ? `its work: ${gitSummary(previous.git)}` : "";
     parts.push(
-      `${plural(context.previous.notes.length, "note")} by ${context.previous.agent}, who held it before`,
+      previous.notes.length === 0
+        ? `${previous.agent}, who held it before, left ${work}`
+        : `${plural(previous.notes.length, "note")} by ${previous.agent}, who held it before${
+          work ? `, and ${work}` : ""
+        }`,
     );
   }
   if (context.notes) parts.push(`${plural(context.notes.length, "note")} on this task`);

@@ -59,6 +59,36 @@ export const ClaimSchema = z.object({
 /** See {@link ClaimSchema}. */
 export type Claim = z.infer<typeof ClaimSchema>;
 
+/** A text of a git record: 1–1,024 characters of well-formed Unicode (what git printed, decoded). */
+const GitTextSchema = z.string().min(1).max(LIMITS.gitTextLength).refine(
+  (text) => text.isWellFormed(),
+  "must be well-formed Unicode",
+);
+
+/**
+ * Where work lives, as `git` saw it (docs/teams.md "Where the work lives"): the work tree's top directory,
+ * the branch (absent when HEAD is detached), HEAD (absent before the first commit; 64 hex digits in a
+ * SHA-256 repository), the upstream with the commits ahead of and behind it, and the changed and untracked
+ * paths (`dirty`: the first {@link LIMITS}.gitDirty in path order; `dirty_count`: all). What lib/git reads.
+ */
+export const GitStateSchema = z.object({
+  worktree: GitTextSchema.optional(),
+  branch: GitTextSchema.optional(),
+  head: z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/).optional(),
+  upstream: GitTextSchema.optional(),
+  ahead: z.number().int().nonnegative().optional(),
+  behind: z.number().int().nonnegative().optional(),
+  dirty: z.array(GitTextSchema).max(LIMITS.gitDirty).optional(),
+  dirty_count: z.number().int().nonnegative().optional(),
+});
+/** See {@link GitStateSchema}. */
+export type GitState = z.infer<typeof GitStateSchema>;
+
+/** A task's `git`: where the work on it was last seen, by which agent and when (lib/domain/git_record.ts). */
+export const GitRecordSchema = z.object({ agent: AgentSchema, at: TimeSchema, ...GitStateSchema.shape });
+/** See {@link GitRecordSchema}. */
+export type GitRecord = z.infer<typeof GitRecordSchema>;
+
 /** Ids of tasks of the same session that must be done before a task may start. */
 export const BlockedBySchema = z.array(TaskIdSchema).max(LIMITS.blockedBy);
 
@@ -115,6 +145,7 @@ export const TaskSchema = z.object({
   blocked_by: BlockedBySchema.optional(),
   paths: PathsSchema.optional(),
   claim: ClaimSchema.optional(),
+  git: GitRecordSchema.optional(),
   notes: z.array(NoteSchema).max(LIMITS.notesKept).optional(),
   /** Older notes no longer kept (absent: none dropped). */
   notes_dropped: z.number().int().positive().optional(),
@@ -196,17 +227,30 @@ export const ContextBlockerSchema = z.object({
   /** A parent: its earlier leaves' resolutions, not listed. */
   more_resolutions: z.number().int().positive().optional(),
   last_note: ContextNoteSchema.optional(),
+  /** Where its work was last seen: its `git` in short. */
+  git: z.object({
+    branch: z.string().optional(),
+    head: z.string().optional(),
+    worktree: z.string().optional(),
+  })
+    .optional(),
 });
 /** See {@link ContextBlockerSchema}. */
 export type ContextBlocker = z.infer<typeof ContextBlockerSchema>;
 
 /**
- * What a start or claim that takes a leaf hands the agent (docs/teams.md "Context that travels with the work"): its blockers' resolutions and last notes, the stale holder's notes on a takeover, the
+ * What a start or claim that takes a leaf hands the agent (docs/teams.md "Context that travels with the work"): its blockers' resolutions, last notes and where their work lives, the stale holder's notes and git record on a takeover, the
  * leaf's own notes; `dropped` counts what was left out to stay small (getTask has it).
  */
 export const TakeContextSchema = z.object({
   blockers: z.array(ContextBlockerSchema).optional(),
-  previous: z.object({ agent: z.string(), notes: z.array(ContextNoteSchema) }).optional(),
+  /** `git`: the stale holder's last record on the leaf, its texts cut as notes are. */
+  previous: z.object({
+    agent: z.string(),
+    notes: z.array(ContextNoteSchema),
+    git: GitRecordSchema.optional(),
+  })
+    .optional(),
   notes: z.array(ContextNoteSchema).optional(),
   dropped: z.number().int().positive().optional(),
 });

@@ -65,6 +65,7 @@ export const EDITABLE_FIELDS = [
   "blocked_by",
   "paths",
   "claim",
+  "git",
   "notes",
   "notes_dropped",
 ] as const;

@@ -15,6 +15,7 @@
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
+import type { GitReader } from "../git/git_recorder.ts";
 import type { Store } from "../store/store.ts";
 import { getUiCapability } from "@modelcontextprotocol/ext-apps/server";
 import {
@@ -84,6 +85,8 @@ export interface ServerOptions {
   agent?: string | undefined;
   /** The clock leases are judged by, in milliseconds (tests pass their own). */
   now?: () => number;
+  /** Reads where the work lives, for the `git` records of a stdio server; absent: none are recorded. */
+  readGit?: GitReader;
   /** The era it serves (the serving entry says); `legacy` by default, as an SDK `Server` is. */
   era?: Era;
   /**
@@ -130,6 +133,7 @@ export function createServer(options: ServerOptions): Server {
     workCacheSize: options.workCacheSize ?? DEFAULTS.workCacheSize,
     agent: options.agent,
     now: options.now ?? Date.now,
+    readGit: options.readGit,
   };
   const catalog = new Catalog();
   if (viewTools.length > 0) registerPlanView(catalog);

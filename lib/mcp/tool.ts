@@ -10,6 +10,7 @@ import { jsonDepth, LIMITS } from "../domain/limits.ts";
 import type { Actor } from "../domain/team.ts";
 import { EFFECT_META_KEY, type TaskEffects, type ToolEffect } from "../domain/tool_effect.ts";
 import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
+import type { GitReader } from "../git/git_recorder.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
 import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";
@@ -25,6 +26,8 @@ export interface ToolContext {
   agent?: string | undefined;
   /** The clock leases are judged by, in milliseconds. */
   now: () => number;
+  /** Reads where the work lives (a stdio server's work tree); absent: nothing is recorded (HTTP). */
+  readGit?: GitReader | undefined;
 }
 
 /**

@@ -1,6 +1,8 @@
 /** Tool group `tasks`: the hierarchical task tree (docs/requirements.md R1–R6), thin over `domain/task_ops.ts`. */
 import { z } from "zod";
 import { fail } from "../domain/errors.ts";
+import { gitSummary, recordGit } from "../domain/git_record.ts";
+import { gitOf } from "./git_of.ts";
 import { RevisionSchema } from "../domain/history_entry.ts";
 import {
   AgentSchema,
@@ -106,6 +108,7 @@ const getTaskTool = defineTool({
             }`,
           ]
           : []),
+        ...(task.git ? [`Work: ${gitSummary(task.git)} (seen by ${task.git.agent} at ${task.git.at})`] : []),
         ...notesText(task),
         "",
         renderTree([task], { lookup: (ref) => tree!.get(ref), now: at }),
@@ -157,9 +160,14 @@ const updateTaskTool = defineTool({
   // A note appends: calling it twice adds two.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, agent, ...input }, ctx) {
+    const records = input.note !== undefined || input.status === "in_progress" || input.status === "done";
+    const git = records ? await gitOf(ctx, agent) : undefined;
     const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${input.id}".`);
-      return updateTask(tree, input, actorOf(ctx, agent));
+      const actor = actorOf(ctx, agent);
+      const updated = updateTask(tree, input, actor);
+      recordGit(tree, tree.get(input.id), actor, git);
+      return updated;
     }, { tool: "updateTask" });
     return {
       text: result.message,
@@ -208,11 +216,15 @@ const startTaskTool = defineTool({
   output: StartResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ sessionId, id, agent, lease_seconds }, ctx) {
+    const git = await gitOf(ctx, agent);
     const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) {
         fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}". Create tasks with createTask first.`);
       }
-      return startTask(tree, id, actorOf(ctx, agent, lease_seconds));
+      const actor = actorOf(ctx, agent, lease_seconds);
+      const started = startTask(tree, id, actor);
+      recordGit(tree, tree.get(started.task.id), actor, git);
+      return started;
     }, { tool: "startTask" });
     return {
       text: `${result.message}\n\n${result.hierarchy_summary}`,
@@ -237,9 +249,13 @@ const completeTaskTool = defineTool({
   output: CompleteResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, id, resolution, agent }, ctx) {
+    const git = await gitOf(ctx, agent);
     const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) fail("NOT_FOUND", `Session "${sessionId}" has no task "${id}".`);
-      return completeTask(tree, id, resolution, actorOf(ctx, agent));
+      const actor = actorOf(ctx, agent);
+      const completed = completeTask(tree, id, resolution, actor);
+      recordGit(tree, tree.get(id), actor, git);
+      return completed;
     }, { tool: "completeTask" });
     return {
       text: `${result.message}\n\n${result.progress_summary.table}`,
@@ -264,11 +280,16 @@ const claimTaskTool = defineTool({
   output: ClaimResultSchema.extend({ revision: RevisionSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run({ sessionId, agent, id, lease_seconds }, ctx) {
+    const git = await gitOf(ctx, agent);
     const { result, revision } = await ctx.space.updateTree(sessionId, (tree) => {
       if (tree.size === 0) {
         fail("NOT_FOUND", `Session "${sessionId}" has no tasks. A lead creates them with createTask first.`);
       }
-      return claimTask(tree, { ...actorOf(ctx, agent, lease_seconds), agent }, id);
+      const actor = { ...actorOf(ctx, agent, lease_seconds), agent };
+      const claimed = claimTask(tree, actor, id);
+      // Nothing taken (nothing ready): the record has no leaf to go on and is dropped.
+      recordGit(tree, claimed.task ? tree.get(claimed.task.id) : undefined, actor, git);
+      return claimed;
     }, { tool: "claimTask" });
     if (result.task === null) {
       return { text: result.message, structured: { ...result, revision }, effect: {} };

@@ -72,6 +72,16 @@ export const USER_SETTINGS: readonly UserSetting[] = [
     default: "",
   },
   {
+    key: "repo_dir",
+    env: ENV_NAMES.repoDir!,
+    kind: "string",
+    title: "Repository directory",
+    description:
+      "The git work tree whose branch, HEAD and uncommitted files are recorded on the tasks an agent works on. " +
+      "Empty: the directory the client starts the server in.",
+    default: "",
+  },
+  {
     key: "history_size",
     env: ENV_NAMES.historySize!,
     kind: "number",

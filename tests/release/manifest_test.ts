@@ -118,6 +118,7 @@ Deno.test("every user_config setting reaches the server's environment under its 
     "WORK_CACHE_SIZE",
     "CHECKLIST_TOOLS",
     "LOG_LEVEL",
+    "REPO_DIR",
   ];
   assert.deepEqual(Object.keys(env).sort(), [...wanted].sort());
   const referenced = Object.values(env).map((value) => value.match(/^\$\{user_config\.([a-z_]+)\}$/)?.[1]);

@@ -107,6 +107,8 @@ export interface SpawnOptions {
   keepStderr?: boolean;
   /** The client's era: 2026-07-28 pinned (`modern`, the default), the handshake (`legacy`) or `auto`. */
   era?: ClientEra;
+  /** {@link spawnStdio}: Deno's permission flags instead of `-A`. */
+  permissions?: string[];
 }
 
 /** A connection to a stdio child process. */
@@ -129,7 +131,7 @@ class InPlaceStdioClientTransport extends StdioClientTransport {}
 export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConnection> {
   const transport = new InPlaceStdioClientTransport({
     command: Deno.execPath(),
-    args: mainArgs(["--stdio", ...(options.args ?? [])]),
+    args: mainArgs(["--stdio", ...(options.args ?? [])], options.permissions),
     env: serverEnv({ LOG_LEVEL: "warn", ...options.env }),
     cwd: options.cwd ?? ROOT,
     stderr: options.keepStderr ? "pipe" : "ignore",

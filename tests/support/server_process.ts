@@ -7,9 +7,12 @@ import { serverEnv } from "./env.ts";
 import { CONFIG, MAIN, ROOT } from "./paths.ts";
 import { type ChildCommand, freePort, spawnChild, terminate, waitForHealth } from "./processes.ts";
 
-/** The arguments of `deno run -A --config deno.json main.ts …args` (any working directory will do). */
-export function mainArgs(args: readonly string[] = []): string[] {
-  return ["run", "-A", "--config", CONFIG, MAIN, ...args];
+/**
+ * The arguments of `deno run -A --config deno.json main.ts …args` (any working directory will do);
+ * `permissions` replaces `-A`.
+ */
+export function mainArgs(args: readonly string[] = [], permissions: readonly string[] = ["-A"]): string[] {
+  return ["run", ...permissions, "--config", CONFIG, MAIN, ...args];
 }
 
 /** The arguments of `deno serve -A --config deno.json --host HOST --port PORT main.ts`. */
