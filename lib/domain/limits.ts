@@ -47,6 +47,24 @@ export const LIMITS = {
   bodySeconds: 30,
   /** Items one page of a list holds: `resources/list` (then `nextCursor`) and the dashboard's sessions. */
   listPage: 100,
+  /**
+   * Resources one `subscriptions/listen` stream may name (`resourceSubscriptions`). A lead watching
+   * every session of a busy namespace (ten pages of `resources/list`) fits; after each change in the
+   * namespace the server reads one version per name (about 2 ms for 1,000 in memory), and holds each
+   * name once per stream, so a stream costs at most a few hundred KiB and a change a few ms.
+   */
+  listenUris: 1000,
+  /**
+   * Resources all open listen streams of one credential may name together: two full streams, so a
+   * client can open its new stream before it closes the old one; past it, one credential could make
+   * every change in its namespace cost others' time.
+   */
+  listenUrisPerCredential: 2000,
+  /**
+   * Bytes of notifications queued for one listen stream whose client does not read (past what the
+   * network holds): about 1,000 notifications; past it the stream is ended as a slow reader.
+   */
+  listenQueueBytes: 256 * 1024,
 } as const;
 
 /**
