@@ -21,6 +21,12 @@ export interface AccessSettings {
   oauthAudience?: string;
   oauthNamespaceClaim?: string;
   publicUrl?: string;
+  /**
+   * Where a server listening on loopback is reached, fixed at start from `HOST` and `PORT`
+   * (`loopbackOrigins` in lib/http/guards.ts): OAuth's audience when `PUBLIC_URL` and
+   * `OAUTH_AUDIENCE` are unset. Empty or absent elsewhere.
+   */
+  localOrigins?: readonly string[];
 }
 
 /** The outcome of {@link Authenticator.authenticate}. */
@@ -80,6 +86,7 @@ export class Authenticator {
         audience: settings.oauthAudience,
         namespaceClaim: settings.oauthNamespaceClaim,
         publicUrl: settings.publicUrl,
+        localOrigins: settings.localOrigins,
         ...tuning,
       })
       : undefined;
@@ -126,18 +133,18 @@ export class Authenticator {
         ? { ok: false, error: "missing", message: "no credential" }
         : { ok: false, error: "invalid_token", message: "the Authorization header is not 'Bearer <token>'" };
     }
-    return await this.authenticateToken(token, request);
+    return await this.authenticateToken(token);
   }
 
   /** Like {@link authenticate}, for a token that came another way (a share-link cookie). */
-  async authenticateToken(token: string, request: Request): Promise<AuthOutcome> {
+  async authenticateToken(token: string): Promise<AuthOutcome> {
     if (this.#authToken !== undefined && tokensMatch(token, this.#authToken)) {
       return { ok: true, credential: AUTH_TOKEN_CREDENTIAL };
     }
     const fromFile = await this.#tokensFile?.find(token);
     if (fromFile) return { ok: true, credential: fromFile };
     if (this.oauth) {
-      const verified = await this.oauth.verify(token, request);
+      const verified = await this.oauth.verify(token);
       if ("error" in verified) return { ok: false, ...verified };
       return { ok: true, credential: verified };
     }

@@ -11,7 +11,7 @@ import { ALL_TOOLS } from "../../lib/mcp/server.ts";
 import { connectHttp, initializeBody, MCP_HEADERS } from "../support/http.ts";
 import { spawnServer } from "../support/server_process.ts";
 import { fails, ok } from "../support/harness.ts";
-import { accessApp, connectWith, serve } from "../support/auth.ts";
+import { accessApp, connectWith, servedAccessApp } from "../support/auth.ts";
 import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
 import { recordingLogger } from "../support/logs.ts";
 
@@ -21,8 +21,8 @@ async function setUp(
   tuning: { jwksCooldownMs?: number; clockToleranceSec?: number } = { jwksCooldownMs: 30_000 },
 ) {
   const issuer = await startIssuer();
-  const app = await accessApp({ oauthIssuer: issuer.url, ...extra }, { tuning });
-  const served = serve(app);
+  const served = await servedAccessApp({ oauthIssuer: issuer.url, ...extra }, { tuning });
+  const app = served;
   return {
     issuer,
     app,
@@ -95,6 +95,36 @@ Deno.test("PUBLIC_URL sets the resource and the metadata address behind a proxy"
   const internal = await initializeWith(env.mcp, await token(env.issuer, env.mcp));
   assert.equal(internal.status, 401);
   await internal.body?.cancel();
+});
+
+Deno.test("the audience is fixed at start: a token for another host the guard lets in is refused", async () => {
+  await using issuer = await startIssuer();
+  // In process, the endpoint is http://127.0.0.1:8585/mcp: the audience is that, or the same port
+  // by another loopback name, whatever the Host header or the request's URL says.
+  await using app = await accessApp({ oauthIssuer: issuer.url }, {
+    config: { allowedHosts: ["other.example"] },
+  });
+  const attempt = async (audience: string, url: string) => {
+    const response = await app.app.request(url, {
+      method: "POST",
+      headers: {
+        ...MCP_HEADERS,
+        host: new URL(url).host,
+        authorization: `Bearer ${await token(issuer, audience)}`,
+      },
+      body: JSON.stringify(initializeBody()),
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  assert.equal(
+    await attempt("http://other.example/mcp", "http://other.example/mcp"),
+    401,
+    "another service's token",
+  );
+  assert.equal(await attempt("http://127.0.0.1:8585/mcp", "http://other.example/mcp"), 200);
+  assert.equal(await attempt("http://localhost:8585/mcp", "http://127.0.0.1:8585/mcp"), 200);
+  assert.equal(await attempt("http://127.0.0.1:9999/mcp", "http://127.0.0.1:9999/mcp"), 401, "another port");
 });
 
 Deno.test("a 401 names the metadata in WWW-Authenticate, with error=invalid_token when a token was refused", async () => {
@@ -365,8 +395,7 @@ Deno.test("OAuth: an issuer whose metadata names another issuer is reported as a
   issuer.server.issuer.url = `http://localhost:${port}`; // its metadata names localhost
   const configured = `http://127.0.0.1:${port}`; // the same server, by another name
   const { log, records } = recordingLogger();
-  await using app = await accessApp({ oauthIssuer: configured }, { log });
-  await using served = serve(app);
+  await using served = await servedAccessApp({ oauthIssuer: configured }, { log });
   const bearer = await issuer.server.issuer.buildToken({
     scopesOrTransform: (_h, p) => Object.assign(p, { sub: "alice", scope: "checklist:write" }),
   });

@@ -12,7 +12,7 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { call, type Connection, ok, spawnStdio, startHttp } from "../support/harness.ts";
 import { makeApp, modernRequest, send } from "../support/http.ts";
-import { accessApp, serve, tokensFile } from "../support/auth.ts";
+import { accessApp, servedAccessApp, tokensFile } from "../support/auth.ts";
 import { startIssuer } from "../support/oauth.ts";
 import { readSse } from "../support/sse.ts";
 import { sleep, until } from "../support/time.ts";
@@ -220,8 +220,10 @@ Deno.test("a revoked token's listen stream ends within 2 s", async () => {
 
 Deno.test("an OAuth token's listen stream ends at the token's exp, however far away it is", async (t) => {
   await using issuer = await startIssuer();
-  await using app = await accessApp({ oauthIssuer: issuer.url }, { tuning: { clockToleranceSec: 0 } });
-  await using served = serve(app);
+  await using served = await servedAccessApp({ oauthIssuer: issuer.url }, {
+    tuning: { clockToleranceSec: 0 },
+  });
+  const app = served;
   const listenWith = async (expiresIn: number) => {
     const token = await issuer.server.issuer.buildToken({
       expiresIn,

@@ -48,7 +48,10 @@ export async function openListen(
     streaming: type.startsWith("text/event-stream"),
     heard: [],
     ended: Promise.resolve(),
-    cancel: async () => controller.abort(),
+    cancel: async () => {
+      controller.abort();
+      await stream.ended;
+    },
   };
   stream.ended = (async () => {
     try {
