@@ -10,6 +10,7 @@
 import type { Logger } from "../log.ts";
 import { bearerToken, type Credential, tokensMatch } from "./credential.ts";
 import { type OAuthOptions, OAuthResource, type Refusal } from "./oauth.ts";
+import type { OAuthNamespaceMode } from "../config.ts";
 import { TokensFile } from "./tokens_file.ts";
 import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 
@@ -20,6 +21,7 @@ export interface AccessSettings {
   oauthIssuer?: string;
   oauthAudience?: string;
   oauthNamespaceClaim?: string;
+  oauthNamespaces?: OAuthNamespaceMode;
   publicUrl?: string;
   /**
    * Where a server listening on loopback is reached, fixed at start from `HOST` and `PORT`
@@ -85,6 +87,7 @@ export class Authenticator {
         issuer: settings.oauthIssuer,
         audience: settings.oauthAudience,
         namespaceClaim: settings.oauthNamespaceClaim,
+        namespaces: settings.oauthNamespaces,
         publicUrl: settings.publicUrl,
         localOrigins: settings.localOrigins,
         ...tuning,

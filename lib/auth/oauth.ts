@@ -23,7 +23,7 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
 import type { Credential } from "./credential.ts";
 import { namespaceFromClaim } from "./namespace.ts";
-import { DEFAULTS } from "../config.ts";
+import { DEFAULTS, type OAuthNamespaceMode } from "../config.ts";
 
 /** The scopes this resource knows: read-only access, and access that changes things too. */
 export const SCOPES = { read: "checklist:read", write: "checklist:write" } as const;
@@ -57,6 +57,11 @@ export interface OAuthOptions {
   localOrigins?: readonly string[];
   /** `OAUTH_NAMESPACE_CLAIM`: the claim whose value is the caller's namespace; `sub` by default. */
   namespaceClaim?: string;
+  /**
+   * `OAUTH_NAMESPACES`: `prefixed` (default: claim-made namespaces start with `oauth.`, a space of
+   * their own) or `shared` (the claim's name alone, the space a tokens-file namespace of that name is).
+   */
+  namespaces?: OAuthNamespaceMode;
   /** `PUBLIC_URL`: the server's public origin. */
   publicUrl?: string;
   /** Least time between two fetches of the key set for an unknown key id (default {@link DEFAULTS}.jwksCooldownMs). */
@@ -282,7 +287,8 @@ export class OAuthResource {
     if (values.length === 0) {
       return { error: "invalid_token", message: `the token has no usable "${this.#claim}" claim` };
     }
-    const namespaces = [...new Set(values.map(namespaceFromClaim))];
+    const mode = this.#options.namespaces ?? DEFAULTS.oauthNamespaces;
+    const namespaces = [...new Set(values.map((v) => namespaceFromClaim(v, mode)))];
     return {
       credential: {
         name: `oauth:${namespaces[0]}`,

@@ -96,7 +96,7 @@ Deno.test("2026-07-28: a pinned client signs in with OAuth and works in its subj
     assert.equal(client.getProtocolEra(), "modern");
     await ok(client, "createTask", { sessionId: "plan", name: "Alice's plan" });
     assert.ok(
-      app.scopes.some((s) => s.namespace === "alice" && s.access === "write"),
+      app.scopes.some((s) => s.namespace === "oauth.alice" && s.access === "write"),
       JSON.stringify(app.scopes),
     );
   } finally {

@@ -11,7 +11,7 @@ import { ALL_TOOLS } from "../../lib/mcp/server.ts";
 import { connectHttp, initializeBody, MCP_HEADERS } from "../support/http.ts";
 import { spawnServer } from "../support/server_process.ts";
 import { fails, ok } from "../support/harness.ts";
-import { accessApp, connectWith, servedAccessApp } from "../support/auth.ts";
+import { accessApp, connectWith, servedAccessApp, tokensFile } from "../support/auth.ts";
 import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
 import { recordingLogger } from "../support/logs.ts";
 
@@ -168,7 +168,7 @@ Deno.test("a connector signs in with the authorization code flow and PKCE, then 
   // The access token (and the ID token signed alongside it) were asked for this resource.
   assert.ok(env.issuer.resources.length > 0);
   assert.deepEqual(new Set(env.issuer.resources), new Set([env.mcp]));
-  assert.deepEqual(env.app.scopes.at(-1), { namespace: "alice", access: "write" });
+  assert.deepEqual(env.app.scopes.at(-1), { namespace: "oauth.alice", access: "write" });
 });
 
 Deno.test("isolation by subject: each signed-in user works in their own namespace, and only there", async () => {
@@ -180,13 +180,18 @@ Deno.test("isolation by subject: each signed-in user works in their own namespac
   await using bob = await signIn(env.mcp);
   await ok(bob.client, "listTasks", { sessionId: "plan" });
   const namespaces = env.app.scopes.map((s) => s.namespace);
-  assert.equal(namespaces[0], "alice");
-  assert.match(namespaces.at(-1)!, /^auth0_bob_example\.com-[0-9a-f]{16}$/);
+  assert.equal(namespaces[0], "oauth.alice");
+  assert.match(namespaces.at(-1)!, /^oauth\.auth0_bob_example\.com-[0-9a-f]{16}$/);
 
-  // Alice's token opens /mcp/alice, not Bob's namespace nor default.
+  // Alice's token opens /mcp/oauth.alice, not Bob's namespace, nor alice, nor default.
   const aliceToken = alice.provider.tokens()!.access_token;
   for (
-    const [path, status] of [["/alice", 200], [`/${namespaces.at(-1)}`, 403], ["/default", 403]] as const
+    const [path, status] of [
+      ["/oauth.alice", 200],
+      [`/${namespaces.at(-1)}`, 403],
+      ["/alice", 403],
+      ["/default", 403],
+    ] as const
   ) {
     const response = await initializeWith(`${env.mcp}${path}`, aliceToken);
     assert.equal(response.status, status, path);
@@ -317,7 +322,7 @@ Deno.test("OAUTH_AUDIENCE and OAUTH_NAMESPACE_CLAIM: the audience an issuer uses
   const response = await initializeWith(env.mcp, good);
   assert.equal(response.status, 200);
   await response.body?.cancel();
-  assert.deepEqual(env.app.scopes, [{ namespace: "acme", access: "write" }]);
+  assert.deepEqual(env.app.scopes, [{ namespace: "oauth.acme", access: "write" }]);
   const wrongAudience = await initializeWith(
     env.mcp,
     await token(env.issuer, env.mcp, (_h, p) => (p.org = "acme")),
@@ -367,13 +372,39 @@ Deno.test("main.ts with OAUTH_ISSUER: a connector signs in to the real server pr
   await ci.client.ping();
 });
 
+Deno.test("OAuth: a claim equal to a tokens-file namespace never opens it, unless OAUTH_NAMESPACES=shared says so", async (t) => {
+  await using file = await tokensFile([
+    { name: "team", token: "team-secret-0123456789abcdef", namespaces: ["team-a"], access: "write" },
+  ]);
+  for (const mode of ["prefixed", "shared"] as const) {
+    await t.step(mode, async () => {
+      await using env = await setUp({ authTokensFile: file.path, oauthNamespaces: mode });
+      await using team = await connectWith(env.app.app, "team-secret-0123456789abcdef");
+      await ok(team.client, "createTask", { sessionId: "plan", name: "Team A's plan" });
+      const bearer = await token(env.issuer, env.mcp, (_h, p) => (p.sub = "team-a"));
+      await using user = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${bearer}` } });
+      const seen = await ok<{ tasks: { name: string }[] }>(user.client, "listTasks", { sessionId: "plan" });
+      const into = await initializeWith(`${env.mcp}/team-a`, bearer);
+      await into.body?.cancel();
+      if (mode === "prefixed") {
+        assert.equal(env.app.scopes.at(-1)!.namespace, "oauth.team-a");
+        assert.deepEqual(seen.tasks, [], "the team's plan is not the user's");
+        assert.equal(into.status, 403, "nor reachable by name");
+      } else {
+        assert.deepEqual(seen.tasks.map((task) => task.name), ["Team A's plan"], "one space, as configured");
+        assert.equal(into.status, 200);
+      }
+    });
+  }
+});
+
 Deno.test("OAuth: a subject that is literally another user's mapped namespace gets a namespace of its own", async () => {
   await using env = await setUp();
   const first = await token(env.issuer, env.mcp, (_h, p) => (p.sub = "auth0|66a1"));
   await using victim = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${first}` } });
   await ok(victim.client, "createTask", { sessionId: "plan", name: "Victim's secret task" });
   const mapped = env.app.scopes.at(-1)!.namespace;
-  assert.match(mapped, /^auth0_66a1-[0-9a-f]{16}$/);
+  assert.match(mapped, /^oauth\.auth0_66a1-[0-9a-f]{16}$/);
 
   const second = await token(env.issuer, env.mcp, (_h, p) => (p.sub = mapped));
   await using attacker = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${second}` } });

@@ -254,7 +254,7 @@ Deno.test("an OAuth token's listen stream ends at the token's exp, however far a
   await t.step("in 30 days (past what one timer holds): it stays open and hears", async () => {
     const { stream } = await listenWith(30 * 24 * 3600);
     assert.equal(await ended(stream, 500), false, "open while the token is valid");
-    await app.store.space("alice").updateTree("plan", (tree) => createTask(tree, { name: "A" }));
+    await app.store.space("oauth.alice").updateTree("plan", (tree) => createTask(tree, { name: "A" }));
     await until(() => stream.messages.length > 1);
     assert.equal(stream.messages[1]?.method, "notifications/resources/list_changed");
   });
