@@ -20,14 +20,21 @@ interface Runtime {
   access?: Authenticator;
 }
 
+/** Where HTTP will be reachable: the address (or a name for the place, e.g. Deno Deploy) and port. */
+interface Place {
+  host: string;
+  port?: number;
+}
+
 /**
  * Reads the configuration, the access settings (the tokens file is read and checked here) and opens
  * the store. `listening` names where HTTP will be reachable: a non-loopback place without access
- * control is refused (guards.ts) before the store is touched.
+ * control is refused (guards.ts) before the store is touched, and so is OAuth without a fixed
+ * audience where the place is not loopback (lib/auth/oauth.ts).
  */
 async function boot(
   args: readonly string[],
-  listening?: (config: Config) => string | undefined,
+  listening?: (config: Config) => Place | undefined,
 ): Promise<Runtime> {
   const config = loadConfig(Deno.env.toObject(), args);
   const log = createLogger({ level: config.logLevel });
@@ -36,12 +43,15 @@ async function boot(
   // hashes cost start-up time).
   let access: Authenticator | undefined;
   if (where !== undefined) {
-    const [{ Authenticator }, { assertSafeExposure }] = await Promise.all([
+    const [{ Authenticator }, { assertSafeExposure, loopbackOrigins }] = await Promise.all([
       import("./lib/auth/authenticator.ts"),
       import("./lib/http/guards.ts"),
     ]);
-    access = await Authenticator.fromSettings(config, log);
-    assertSafeExposure({ ...config, authenticated: access !== undefined }, where);
+    access = await Authenticator.fromSettings({
+      ...config,
+      localOrigins: loopbackOrigins(where.host, where.port),
+    }, log);
+    assertSafeExposure({ ...config, authenticated: access !== undefined }, where.host);
   }
   const store = await openStore(config, log);
   return { config, log, store, access };
@@ -191,7 +201,10 @@ function logListening(
 export async function main(args: readonly string[]): Promise<never> {
   let runtime: Runtime;
   try {
-    runtime = await boot(args, (config) => (config.transport === "http" ? config.host : undefined));
+    runtime = await boot(
+      args,
+      (config) => (config.transport === "http" ? { host: config.host, port: config.port } : undefined),
+    );
   } catch (error) {
     refuseStart(createLogger(), error);
   }
@@ -217,7 +230,7 @@ const served: { declarative: boolean; app?: Promise<Handler>; stop?: () => Promi
 
 /** Builds the HTTP app once, for the default export; `where` is where it is reachable. */
 function declarativeApp(hostname: string, port?: number): Promise<Handler> {
-  served.app ??= boot([], () => hostname).then(async (runtime) => {
+  served.app ??= boot([], () => ({ host: hostname, port })).then(async (runtime) => {
     const [{ createApp }, { isLoopbackAddress }] = await Promise.all([
       import("./lib/http/app.ts"),
       import("./lib/http/guards.ts"),

@@ -13,6 +13,15 @@ export const TOOL_GROUPS = ["tasks", "checklist", "works", "progress", "history"
 export type ToolGroup = typeof TOOL_GROUPS[number];
 
 /**
+ * Whether OAuth claim-made namespaces are a space of their own (`prefixed`: `oauth.NAME`) or the
+ * claim's name alone (`shared`), the space a tokens-file namespace of that name is (`OAUTH_NAMESPACES`;
+ * lib/auth/namespace.ts).
+ */
+export const OAUTH_NAMESPACE_MODES = ["prefixed", "shared"] as const;
+/** One of {@link OAUTH_NAMESPACE_MODES}. */
+export type OAuthNamespaceMode = typeof OAUTH_NAMESPACE_MODES[number];
+
+/**
  * The defaults of the settings that have one (docs/configuration.md); every user reads them here.
  */
 export const DEFAULTS = {
@@ -35,6 +44,11 @@ export const DEFAULTS = {
   namespace: DEFAULT_NAMESPACE,
   /** The OAuth token claim whose value is the caller's namespace (`OAUTH_NAMESPACE_CLAIM`). */
   oauthNamespaceClaim: "sub",
+  /**
+   * Claim-made namespaces start with `oauth.`, a space no tokens-file namespace is unless an entry
+   * names it (`OAUTH_NAMESPACES`; `shared`: the claim's name alone, as before).
+   */
+  oauthNamespaces: "prefixed" as OAuthNamespaceMode,
   /** Structured logs on stderr from this level up (`LOG_LEVEL`). */
   logLevel: "info",
   /** Most open dashboard event streams (`/events`). */
@@ -66,6 +80,7 @@ const ConfigSchema = z.object({
   oauthIssuer: z.url().optional(),
   oauthAudience: z.string().trim().min(1).optional(),
   oauthNamespaceClaim: z.string().trim().min(1).default(DEFAULTS.oauthNamespaceClaim),
+  oauthNamespaces: z.enum(OAUTH_NAMESPACE_MODES).default(DEFAULTS.oauthNamespaces),
   publicUrl: z.url().optional(),
   allowedHosts: list.optional(),
   allowedOrigins: list.optional(),
@@ -101,6 +116,7 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   oauthIssuer: "OAUTH_ISSUER",
   oauthAudience: "OAUTH_AUDIENCE",
   oauthNamespaceClaim: "OAUTH_NAMESPACE_CLAIM",
+  oauthNamespaces: "OAUTH_NAMESPACES",
   publicUrl: "PUBLIC_URL",
   allowedHosts: "ALLOWED_HOSTS",
   allowedOrigins: "ALLOWED_ORIGINS",

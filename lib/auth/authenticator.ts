@@ -10,6 +10,7 @@
 import type { Logger } from "../log.ts";
 import { bearerToken, type Credential, tokensMatch } from "./credential.ts";
 import { type OAuthOptions, OAuthResource, type Refusal } from "./oauth.ts";
+import type { OAuthNamespaceMode } from "../config.ts";
 import { TokensFile } from "./tokens_file.ts";
 import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 
@@ -20,7 +21,14 @@ export interface AccessSettings {
   oauthIssuer?: string;
   oauthAudience?: string;
   oauthNamespaceClaim?: string;
+  oauthNamespaces?: OAuthNamespaceMode;
   publicUrl?: string;
+  /**
+   * Where a server listening on loopback is reached, fixed at start from `HOST` and `PORT`
+   * (`loopbackOrigins` in lib/http/guards.ts): OAuth's audience when `PUBLIC_URL` and
+   * `OAUTH_AUDIENCE` are unset. Empty or absent elsewhere.
+   */
+  localOrigins?: readonly string[];
 }
 
 /** The outcome of {@link Authenticator.authenticate}. */
@@ -79,7 +87,9 @@ export class Authenticator {
         issuer: settings.oauthIssuer,
         audience: settings.oauthAudience,
         namespaceClaim: settings.oauthNamespaceClaim,
+        namespaces: settings.oauthNamespaces,
         publicUrl: settings.publicUrl,
+        localOrigins: settings.localOrigins,
         ...tuning,
       })
       : undefined;
@@ -126,18 +136,18 @@ export class Authenticator {
         ? { ok: false, error: "missing", message: "no credential" }
         : { ok: false, error: "invalid_token", message: "the Authorization header is not 'Bearer <token>'" };
     }
-    return await this.authenticateToken(token, request);
+    return await this.authenticateToken(token);
   }
 
   /** Like {@link authenticate}, for a token that came another way (a share-link cookie). */
-  async authenticateToken(token: string, request: Request): Promise<AuthOutcome> {
+  async authenticateToken(token: string): Promise<AuthOutcome> {
     if (this.#authToken !== undefined && tokensMatch(token, this.#authToken)) {
       return { ok: true, credential: AUTH_TOKEN_CREDENTIAL };
     }
     const fromFile = await this.#tokensFile?.find(token);
     if (fromFile) return { ok: true, credential: fromFile };
     if (this.oauth) {
-      const verified = await this.oauth.verify(token, request);
+      const verified = await this.oauth.verify(token);
       if ("error" in verified) return { ok: false, ...verified };
       return { ok: true, credential: verified };
     }

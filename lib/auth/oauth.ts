@@ -11,15 +11,19 @@
  * issuer as `iss`, names the resource (or `OAUTH_AUDIENCE`) in `aud`, is within `nbf`/`exp`, and
  * has the scope `checklist:read` or `checklist:write`.
  *
+ * The audience is fixed at start, never read from a request: `OAUTH_AUDIENCE`, else `PUBLIC_URL`'s
+ * `/mcp`, else (a server listening on loopback only) `/mcp` at each loopback name with the port it
+ * listens on. A `Host` header, or an absolute-form target, cannot make a token issued for another
+ * service at the same issuer acceptable here. Without any of these the server refuses to start.
+ *
  * Checking a signature costs about 300 µs (RS256), as much as the whole request it guards, so an
- * accepted token is remembered, keyed by the token and the audience, for at most a minute and never
- * past its `exp` (at most 1,000 tokens). Removing a key from the issuer's key set thus refuses its
+ * accepted token is remembered for at most a minute and never past its `exp` (at most 1,000 tokens). Removing a key from the issuer's key set thus refuses its
  * tokens within a minute.
  */
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
 import type { Credential } from "./credential.ts";
 import { namespaceFromClaim } from "./namespace.ts";
-import { DEFAULTS } from "../config.ts";
+import { DEFAULTS, type OAuthNamespaceMode } from "../config.ts";
 
 /** The scopes this resource knows: read-only access, and access that changes things too. */
 export const SCOPES = { read: "checklist:read", write: "checklist:write" } as const;
@@ -45,9 +49,20 @@ export interface OAuthOptions {
   issuer: string;
   /** `OAUTH_AUDIENCE`: the `aud` a token must name; the resource URL (`…/mcp`) by default. */
   audience?: string;
+  /**
+   * The origins a server listening on loopback is reached at, fixed at start from `HOST` and `PORT`
+   * (`http://127.0.0.1:8585`, `http://localhost:8585`, …): without `PUBLIC_URL`, the resource is
+   * `/mcp` at one of them, and a token may name any of them.
+   */
+  localOrigins?: readonly string[];
   /** `OAUTH_NAMESPACE_CLAIM`: the claim whose value is the caller's namespace; `sub` by default. */
   namespaceClaim?: string;
-  /** `PUBLIC_URL`: the server's public origin; the request's own by default. */
+  /**
+   * `OAUTH_NAMESPACES`: `prefixed` (default: claim-made namespaces start with `oauth.`, a space of
+   * their own) or `shared` (the claim's name alone, the space a tokens-file namespace of that name is).
+   */
+  namespaces?: OAuthNamespaceMode;
+  /** `PUBLIC_URL`: the server's public origin. */
   publicUrl?: string;
   /** Least time between two fetches of the key set for an unknown key id (default {@link DEFAULTS}.jwksCooldownMs). */
   jwksCooldownMs?: number;
@@ -89,7 +104,10 @@ export function secureOrLoopback(url: URL): boolean {
     (url.hostname === "localhost" || url.hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(url.hostname));
 }
 
-/** Checks `OAUTH_ISSUER` and `PUBLIC_URL`; throws an Error saying what is wrong. */
+/**
+ * Checks `OAUTH_ISSUER`, `PUBLIC_URL` and that the audience is fixed; throws an Error saying what is
+ * wrong and what to set.
+ */
 export function checkOAuthOptions(options: OAuthOptions): void {
   let issuer: URL;
   try {
@@ -120,6 +138,14 @@ export function checkOAuthOptions(options: OAuthOptions): void {
   if (options.namespaceClaim !== undefined && options.namespaceClaim.trim() === "") {
     throw new Error("OAUTH_NAMESPACE_CLAIM is blank");
   }
+  if (options.audience === undefined && options.publicUrl === undefined && !options.localOrigins?.length) {
+    throw new Error(
+      "OAUTH_ISSUER needs a fixed audience: set PUBLIC_URL to the origin clients reach this server at " +
+        "(https://mcp.example.com; tokens must then name https://mcp.example.com/mcp), or OAUTH_AUDIENCE " +
+        "to the aud your issuer's tokens carry; only a server listening on loopback (HOST 127.0.0.1, " +
+        "localhost or ::1, with a PORT) may do without, its audience then being its loopback URL",
+    );
+  }
 }
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
@@ -136,9 +162,13 @@ export class OAuthResource {
   readonly #claim: string;
   /** `PUBLIC_URL`'s origin, parsed once (a URL parse per request shows in the access benchmark). */
   readonly #publicOrigin: string | undefined;
+  /** Where a loopback server is reached (without `PUBLIC_URL`). */
+  readonly #localOrigins: readonly string[];
+  /** The `aud` values a token may name (any one of them), fixed at start. */
+  readonly #audiences: string[];
   #keys: Promise<KeySet> | undefined;
-  /** Accepted tokens by token, in insertion order, with the audience they were checked for. */
-  readonly #accepted = new Map<string, { credential: Credential; audience: string; until: number }>();
+  /** Accepted tokens by token, in insertion order. */
+  readonly #accepted = new Map<string, { credential: Credential; until: number }>();
 
   constructor(options: OAuthOptions) {
     checkOAuthOptions(options);
@@ -149,15 +179,27 @@ export class OAuthResource {
     this.#issuers = [...new Set([options.issuer, bare, `${bare}/`])];
     this.#claim = options.namespaceClaim?.trim() || DEFAULTS.oauthNamespaceClaim;
     this.#publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : undefined;
+    this.#localOrigins = options.localOrigins ?? [];
+    this.#audiences = options.audience !== undefined
+      ? [options.audience]
+      : this.#publicOrigin !== undefined
+      ? [`${this.#publicOrigin}/mcp`]
+      : this.#localOrigins.map((origin) => `${origin}/mcp`);
   }
 
-  /** The public origin: `PUBLIC_URL`, else the request's. */
+  /**
+   * The public origin the metadata names: `PUBLIC_URL`; else, on loopback, the fixed origin the
+   * request came to (else the first); else (`OAUTH_AUDIENCE` alone) the request's, which then names
+   * the resource but never decides what a token must name.
+   */
   origin(request: Request): string {
     if (this.#publicOrigin !== undefined) return this.#publicOrigin;
     // `scheme://host[:port]` ends at the first "/" after "//": no URL parsing on every request.
     const url = request.url;
     const end = url.indexOf("/", url.indexOf("//") + 2);
-    return end === -1 ? url : url.slice(0, end);
+    const own = end === -1 ? url : url.slice(0, end);
+    if (this.#localOrigins.length === 0) return own;
+    return this.#localOrigins.includes(own) ? own : this.#localOrigins[0]!;
   }
 
   /** The resource URL: the public URL of `/mcp`. */
@@ -187,27 +229,25 @@ export class OAuthResource {
   }
 
   /** The credential of a valid access token, or why it was refused. */
-  async verify(token: string, request: Request): Promise<Credential | Refusal> {
-    const audience = this.#options.audience ?? this.resource(request);
+  async verify(token: string): Promise<Credential | Refusal> {
     const now = Date.now();
     const known = this.#accepted.get(token);
-    if (known && known.until > now && known.audience === audience) return known.credential;
+    if (known && known.until > now) return known.credential;
     if (known) this.#accepted.delete(token);
     if (!OAuthResource.looksLikeJwt(token)) {
       return { error: "invalid_token", message: "the token is not known" };
     }
-    const verified = await this.#verify(token, audience);
+    const verified = await this.#verify(token);
     if ("error" in verified) return verified;
     if (this.#accepted.size >= REMEMBERED) this.#accepted.delete(this.#accepted.keys().next().value!);
     this.#accepted.set(token, {
       credential: verified.credential,
-      audience,
       until: Math.min(verified.exp * 1000, now + REMEMBER_MS),
     });
     return verified.credential;
   }
 
-  async #verify(token: string, audience: string): Promise<{ credential: Credential; exp: number } | Refusal> {
+  async #verify(token: string): Promise<{ credential: Credential; exp: number } | Refusal> {
     let keys: KeySet;
     try {
       keys = await this.#keySet();
@@ -225,7 +265,7 @@ export class OAuthResource {
     try {
       ({ payload } = await jwtVerify(token, keys, {
         issuer: this.#issuers,
-        audience,
+        audience: this.#audiences,
         algorithms: ALGORITHMS,
         clockTolerance: this.#options.clockToleranceSec ?? DEFAULTS.clockToleranceSec,
         requiredClaims: ["exp"],
@@ -247,7 +287,8 @@ export class OAuthResource {
     if (values.length === 0) {
       return { error: "invalid_token", message: `the token has no usable "${this.#claim}" claim` };
     }
-    const namespaces = [...new Set(values.map(namespaceFromClaim))];
+    const mode = this.#options.namespaces ?? DEFAULTS.oauthNamespaces;
+    const namespaces = [...new Set(values.map((v) => namespaceFromClaim(v, mode)))];
     return {
       credential: {
         name: `oauth:${namespaces[0]}`,

@@ -4,11 +4,12 @@
  * streams) within 2 seconds, though no request of it arrives. Requests need no help: each is checked
  * against the file anyway.
  *
- * While anything long-lived is open (`active()`), the file is checked every `intervalMs` (a `stat`;
- * it is read only when it changed); when its entries changed since the last check (whether this
- * watch or a request read it again), `end` is handed the test of a revoked credential. The timer
- * runs only then: {@link RevocationWatch.poke} starts it when a connection or a stream opens, it
- * stops by itself once nothing is open, and `stop()` ends it at shutdown.
+ * While anything long-lived is open or opening (`active()`: a listen stream still being set up
+ * counts), the file is checked every `intervalMs` (a `stat`; it is read only when it changed); when
+ * its entries changed since the last check (whether this watch or a request read it again), `end`
+ * is handed the test of a revoked credential. The timer runs only then: {@link RevocationWatch.poke}
+ * starts it when a connection or a stream is admitted, it stops by itself once nothing is open or
+ * opening, and `stop()` ends it at shutdown.
  */
 import type { Logger } from "../log.ts";
 import type { Authenticator } from "./authenticator.ts";
@@ -19,7 +20,7 @@ import { DEFAULTS } from "../config.ts";
 export interface RevocationWatchOptions {
   auth: Authenticator;
   log: Logger;
-  /** Whether anything a credential opened is still open (connections, event streams). */
+  /** Whether anything a credential opened is still open or opening (connections, event and listen streams). */
   active: () => boolean;
   /** Ends everything open whose credential `revoked` names; returns how many it ended. */
   end: (revoked: (credential: Credential) => boolean) => number;

@@ -61,6 +61,25 @@ export const LIMITS = {
   gitTextLength: 1024,
   /** Milliseconds `git` may take for one record; past them it is stopped and nothing is recorded. */
   gitMs: 2000,
+  /**
+   * Resources one `subscriptions/listen` stream may name (`resourceSubscriptions`). A lead watching
+   * every session of a busy namespace (ten pages of `resources/list`) fits in one stream. The cost is
+   * what bounds it: after each change in the namespace the server reads one version per name (about
+   * 3 ms of CPU for 1,000 in the memory store, more in Deno KV), and a stream of 1,000 holds about
+   * 0.5 MiB; 15,000 names took 37 MiB and made every other tenant's change cost 60 ms.
+   */
+  listenUris: 1000,
+  /**
+   * Resources all open listen streams of one credential may name together: two full streams, so a
+   * client can open its new stream before it closes the old one; past it, one credential could make
+   * every change in its namespace cost others' time.
+   */
+  listenUrisPerCredential: 2000,
+  /**
+   * Bytes of notifications queued for one listen stream whose client does not read (past what the
+   * network holds): about 1,000 notifications; past it the stream is ended as a slow reader.
+   */
+  listenQueueBytes: 256 * 1024,
 } as const;
 
 /**

@@ -123,13 +123,15 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
     pool,
     stateless: config.stateless,
     quota: { admit: (caller, end) => dashboard.hub.admit(caller, end) },
+    revoked: auth && ((credential) => auth.revoked(credential)),
     onOpen: () => revocation?.poke(),
   });
-  // A token removed from the tokens file ends its connections and event streams within 2 seconds.
+  // A token removed from the tokens file ends its connections and event streams within 2 seconds,
+  // listen streams still opening included: the watch runs while any of them is open or pending.
   const revocation = auth && new RevocationWatch({
     auth,
     log,
-    active: () => pool.size > 0 || dashboard.hub.size > 0,
+    active: () => pool.size > 0 || dashboard.hub.size > 0 || endpoint.streams > 0,
     end: (revoked) => endpoint.endWhere(revoked) + dashboard.hub.endWhere(revoked),
   });
   for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, hostOriginGuard(lists, log));

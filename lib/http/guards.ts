@@ -53,6 +53,16 @@ export function isLoopbackAddress(hostname: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/**
+ * The origins a server listening on `host`:`port` is reached at when `host` is a loopback address:
+ * `http://` and each loopback name with that port. None for any other address, or without a port
+ * (0: not chosen yet). Fixed at start: what OAuth takes as its audience on loopback.
+ */
+export function loopbackOrigins(host: string, port: number | undefined): string[] {
+  if (!isLoopbackAddress(host) || !port) return [];
+  return LOOPBACK_HOSTS.map((name) => `http://${name}:${port}`);
+}
+
 /** Addresses that mean "every interface": they name no host a client would send. */
 const WILDCARD_ADDRESSES = new Set(["0.0.0.0", "::", "[::]"]);
 

@@ -6,6 +6,11 @@
  * crashed clients that never sent `DELETE` cannot lock everyone out. Expiry is checked on each
  * request: no timers to leak.
  *
+ * A connection with a request in flight ({@link ConnectionPool.hold}: a POST whose reply is not yet
+ * written) is never closed to make room or for idleness: closing it would cut off a reply whose
+ * change is already made, and a client that retried would make it twice. When every candidate is
+ * busy, the new connection is refused (503) instead. Only a revocation closes a busy connection.
+ *
  * With `share` below `max` (access control on), the cap is shared fairly among credentials
  * (lib/auth/fair_share.ts): the connection closed to make room is always one of the opening
  * credential's own, so one credential can never close another's connections.
@@ -45,6 +50,8 @@ export interface ConnectionPoolOptions {
 
 interface Entry extends Connection {
   lastUsed: number;
+  /** Requests in flight on it: while any is, it is not closed to make room or for idleness. */
+  busy: number;
 }
 
 /** See the module doc. Map order is use order: the first entry is the least recently used. */
@@ -102,12 +109,18 @@ export class ConnectionPool {
     this.sweep();
     if (this.#share >= this.#options.max || !credential) {
       while (this.#connections.size >= this.#options.max) {
-        const [oldest] = this.#connections.keys();
+        const oldest = this.#idleOldest();
+        if (oldest === undefined) {
+          this.#options.log.warn("refused http connection: every live connection has a request in flight", {
+            max: this.#options.max,
+          });
+          return false;
+        }
         this.#options.log.warn("http connection evicted: too many live connections", {
           connection: oldest,
           max: this.#options.max,
         });
-        this.#close(oldest!);
+        this.#close(oldest);
       }
       return true;
     }
@@ -127,7 +140,16 @@ export class ConnectionPool {
         });
         return false;
       }
-      this.#closeOwnOldest(credential);
+      if (!this.#closeOwnOldest(credential)) {
+        this.#options.log.warn(
+          "refused http connection: the credential's connections all have a request in flight",
+          {
+            credential: credential.name,
+            share: this.#share,
+          },
+        );
+        return false;
+      }
     }
   }
 
@@ -138,7 +160,7 @@ export class ConnectionPool {
   add(id: string, connection: Connection): void {
     this.sweep();
     if (!connection.credential || this.#share >= this.#options.max) this.admit();
-    this.#connections.set(id, { ...connection, lastUsed: this.#now() });
+    this.#connections.set(id, { ...connection, lastUsed: this.#now(), busy: 0 });
     const tenant = connection.credential?.name;
     if (tenant !== undefined) this.#held.set(tenant, (this.#held.get(tenant) ?? 0) + 1);
     this.#options.log.info("http connection opened", {
@@ -169,10 +191,40 @@ export class ConnectionPool {
     return closed;
   }
 
-  /** Closes the least recently used connection of `credential`; false when it holds none. */
+  /**
+   * Marks a request in flight on connection `id` (a POST until its reply is written); the returned
+   * function (idempotent) marks it done, which counts as a use of the connection.
+   */
+  hold(id: string): () => void {
+    const entry = this.#connections.get(id);
+    if (!entry) return () => {};
+    entry.busy++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      entry.busy--;
+      entry.lastUsed = this.#now();
+      if (this.#connections.get(id) === entry) {
+        this.#connections.delete(id);
+        this.#connections.set(id, entry);
+      }
+    };
+  }
+
+  /** The least recently used connection without a request in flight. */
+  #idleOldest(): string | undefined {
+    for (const [id, entry] of this.#connections) if (entry.busy === 0) return id;
+    return undefined;
+  }
+
+  /**
+   * Closes the least recently used connection of `credential` that has no request in flight; false
+   * when it holds none such.
+   */
   #closeOwnOldest(credential: Credential): boolean {
     for (const [id, entry] of this.#connections) {
-      if (entry.credential?.name !== credential.name) continue;
+      if (entry.credential?.name !== credential.name || entry.busy > 0) continue;
       this.#options.log.warn(
         "http connection quota: closed the credential's least recently used connection",
         {
@@ -197,11 +249,12 @@ export class ConnectionPool {
     }
   }
 
-  /** Closes every connection idle for longer than the limit. */
+  /** Closes every connection idle for longer than the limit (one with a request in flight is not idle). */
   sweep(): void {
     const cutoff = this.#now() - this.#options.idleMs;
     for (const [id, entry] of this.#connections) {
       if (entry.lastUsed > cutoff) break; // in use order: the rest are younger
+      if (entry.busy > 0) continue;
       this.#options.log.info("http connection expired", { connection: id, idleMs: this.#options.idleMs });
       this.#close(id);
     }

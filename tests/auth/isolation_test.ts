@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { call, ok, textOf } from "../support/harness.ts";
 import { signIn, startIssuer } from "../support/oauth.ts";
-import { accessApp, connectWith, serve, tokensFile } from "../support/auth.ts";
+import { accessApp, connectWith, servedAccessApp, tokensFile } from "../support/auth.ts";
 
 const A = "team-a-secret-0123456789abcdef";
 const B = "team-b-secret-0123456789abcdef";
@@ -43,8 +43,7 @@ Deno.test("tokens file: each token works in its own namespace; /mcp/NAME reaches
 
 Deno.test("OAuth: two subjects signed in to the same URL never see each other's plans", async () => {
   await using issuer = await startIssuer();
-  await using app = await accessApp({ oauthIssuer: issuer.url });
-  await using served = serve(app);
+  await using served = await servedAccessApp({ oauthIssuer: issuer.url });
   issuer.grant({ sub: "alice", scope: "checklist:write" });
   await using alice = await signIn(`${served.url}/mcp`);
   await ok(alice.client, "createTask", { sessionId: "plan", name: "Alice's plan" });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { call, fails, ok } from "../support/harness.ts";
 import { connectHttp, ENDPOINT, makeApp, modernRequest, send, viaApp } from "../support/http.ts";
-import { accessApp, serve, tokensFile } from "../support/auth.ts";
+import { accessApp, servedAccessApp, tokensFile } from "../support/auth.ts";
 import { ConnectorProvider, startIssuer } from "../support/oauth.ts";
 import { newClient, StreamableHTTPClientTransport, UnauthorizedError } from "../support/sdk_client.ts";
 
@@ -80,8 +80,8 @@ Deno.test("2026-07-28: a read token lists only read-only tools, a changing tool 
 
 Deno.test("2026-07-28: a pinned client signs in with OAuth and works in its subject's namespace", async () => {
   await using issuer = await startIssuer();
-  await using app = await accessApp({ oauthIssuer: issuer.url });
-  await using served = serve(app);
+  await using served = await servedAccessApp({ oauthIssuer: issuer.url });
+  const app = served;
   const url = new URL(`${served.url}/mcp`);
   const provider = new ConnectorProvider();
   issuer.grant({ sub: "alice", scope: "checklist:write" });
@@ -96,7 +96,7 @@ Deno.test("2026-07-28: a pinned client signs in with OAuth and works in its subj
     assert.equal(client.getProtocolEra(), "modern");
     await ok(client, "createTask", { sessionId: "plan", name: "Alice's plan" });
     assert.ok(
-      app.scopes.some((s) => s.namespace === "alice" && s.access === "write"),
+      app.scopes.some((s) => s.namespace === "oauth.alice" && s.access === "write"),
       JSON.stringify(app.scopes),
     );
   } finally {

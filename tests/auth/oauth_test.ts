@@ -11,7 +11,7 @@ import { ALL_TOOLS } from "../../lib/mcp/server.ts";
 import { connectHttp, initializeBody, MCP_HEADERS } from "../support/http.ts";
 import { spawnServer } from "../support/server_process.ts";
 import { fails, ok } from "../support/harness.ts";
-import { accessApp, connectWith, serve } from "../support/auth.ts";
+import { accessApp, connectWith, servedAccessApp, tokensFile } from "../support/auth.ts";
 import { type Issuer, signIn, startIssuer } from "../support/oauth.ts";
 import { recordingLogger } from "../support/logs.ts";
 
@@ -21,8 +21,8 @@ async function setUp(
   tuning: { jwksCooldownMs?: number; clockToleranceSec?: number } = { jwksCooldownMs: 30_000 },
 ) {
   const issuer = await startIssuer();
-  const app = await accessApp({ oauthIssuer: issuer.url, ...extra }, { tuning });
-  const served = serve(app);
+  const served = await servedAccessApp({ oauthIssuer: issuer.url, ...extra }, { tuning });
+  const app = served;
   return {
     issuer,
     app,
@@ -97,6 +97,36 @@ Deno.test("PUBLIC_URL sets the resource and the metadata address behind a proxy"
   await internal.body?.cancel();
 });
 
+Deno.test("the audience is fixed at start: a token for another host the guard lets in is refused", async () => {
+  await using issuer = await startIssuer();
+  // In process, the endpoint is http://127.0.0.1:8585/mcp: the audience is that, or the same port
+  // by another loopback name, whatever the Host header or the request's URL says.
+  await using app = await accessApp({ oauthIssuer: issuer.url }, {
+    config: { allowedHosts: ["other.example"] },
+  });
+  const attempt = async (audience: string, url: string) => {
+    const response = await app.app.request(url, {
+      method: "POST",
+      headers: {
+        ...MCP_HEADERS,
+        host: new URL(url).host,
+        authorization: `Bearer ${await token(issuer, audience)}`,
+      },
+      body: JSON.stringify(initializeBody()),
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  assert.equal(
+    await attempt("http://other.example/mcp", "http://other.example/mcp"),
+    401,
+    "another service's token",
+  );
+  assert.equal(await attempt("http://127.0.0.1:8585/mcp", "http://other.example/mcp"), 200);
+  assert.equal(await attempt("http://localhost:8585/mcp", "http://127.0.0.1:8585/mcp"), 200);
+  assert.equal(await attempt("http://127.0.0.1:9999/mcp", "http://127.0.0.1:9999/mcp"), 401, "another port");
+});
+
 Deno.test("a 401 names the metadata in WWW-Authenticate, with error=invalid_token when a token was refused", async () => {
   await using env = await setUp();
   for (const url of [env.mcp, `${env.mcp}/alice`, `${env.url}/`, `${env.url}/api/view`]) {
@@ -138,7 +168,7 @@ Deno.test("a connector signs in with the authorization code flow and PKCE, then 
   // The access token (and the ID token signed alongside it) were asked for this resource.
   assert.ok(env.issuer.resources.length > 0);
   assert.deepEqual(new Set(env.issuer.resources), new Set([env.mcp]));
-  assert.deepEqual(env.app.scopes.at(-1), { namespace: "alice", access: "write" });
+  assert.deepEqual(env.app.scopes.at(-1), { namespace: "oauth.alice", access: "write" });
 });
 
 Deno.test("isolation by subject: each signed-in user works in their own namespace, and only there", async () => {
@@ -150,13 +180,18 @@ Deno.test("isolation by subject: each signed-in user works in their own namespac
   await using bob = await signIn(env.mcp);
   await ok(bob.client, "listTasks", { sessionId: "plan" });
   const namespaces = env.app.scopes.map((s) => s.namespace);
-  assert.equal(namespaces[0], "alice");
-  assert.match(namespaces.at(-1)!, /^auth0_bob_example\.com-[0-9a-f]{16}$/);
+  assert.equal(namespaces[0], "oauth.alice");
+  assert.match(namespaces.at(-1)!, /^oauth\.auth0_bob_example\.com-[0-9a-f]{16}$/);
 
-  // Alice's token opens /mcp/alice, not Bob's namespace nor default.
+  // Alice's token opens /mcp/oauth.alice, not Bob's namespace, nor alice, nor default.
   const aliceToken = alice.provider.tokens()!.access_token;
   for (
-    const [path, status] of [["/alice", 200], [`/${namespaces.at(-1)}`, 403], ["/default", 403]] as const
+    const [path, status] of [
+      ["/oauth.alice", 200],
+      [`/${namespaces.at(-1)}`, 403],
+      ["/alice", 403],
+      ["/default", 403],
+    ] as const
   ) {
     const response = await initializeWith(`${env.mcp}${path}`, aliceToken);
     assert.equal(response.status, status, path);
@@ -287,7 +322,7 @@ Deno.test("OAUTH_AUDIENCE and OAUTH_NAMESPACE_CLAIM: the audience an issuer uses
   const response = await initializeWith(env.mcp, good);
   assert.equal(response.status, 200);
   await response.body?.cancel();
-  assert.deepEqual(env.app.scopes, [{ namespace: "acme", access: "write" }]);
+  assert.deepEqual(env.app.scopes, [{ namespace: "oauth.acme", access: "write" }]);
   const wrongAudience = await initializeWith(
     env.mcp,
     await token(env.issuer, env.mcp, (_h, p) => (p.org = "acme")),
@@ -337,13 +372,39 @@ Deno.test("main.ts with OAUTH_ISSUER: a connector signs in to the real server pr
   await ci.client.ping();
 });
 
+Deno.test("OAuth: a claim equal to a tokens-file namespace never opens it, unless OAUTH_NAMESPACES=shared says so", async (t) => {
+  await using file = await tokensFile([
+    { name: "team", token: "team-secret-0123456789abcdef", namespaces: ["team-a"], access: "write" },
+  ]);
+  for (const mode of ["prefixed", "shared"] as const) {
+    await t.step(mode, async () => {
+      await using env = await setUp({ authTokensFile: file.path, oauthNamespaces: mode });
+      await using team = await connectWith(env.app.app, "team-secret-0123456789abcdef");
+      await ok(team.client, "createTask", { sessionId: "plan", name: "Team A's plan" });
+      const bearer = await token(env.issuer, env.mcp, (_h, p) => (p.sub = "team-a"));
+      await using user = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${bearer}` } });
+      const seen = await ok<{ tasks: { name: string }[] }>(user.client, "listTasks", { sessionId: "plan" });
+      const into = await initializeWith(`${env.mcp}/team-a`, bearer);
+      await into.body?.cancel();
+      if (mode === "prefixed") {
+        assert.equal(env.app.scopes.at(-1)!.namespace, "oauth.team-a");
+        assert.deepEqual(seen.tasks, [], "the team's plan is not the user's");
+        assert.equal(into.status, 403, "nor reachable by name");
+      } else {
+        assert.deepEqual(seen.tasks.map((task) => task.name), ["Team A's plan"], "one space, as configured");
+        assert.equal(into.status, 200);
+      }
+    });
+  }
+});
+
 Deno.test("OAuth: a subject that is literally another user's mapped namespace gets a namespace of its own", async () => {
   await using env = await setUp();
   const first = await token(env.issuer, env.mcp, (_h, p) => (p.sub = "auth0|66a1"));
   await using victim = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${first}` } });
   await ok(victim.client, "createTask", { sessionId: "plan", name: "Victim's secret task" });
   const mapped = env.app.scopes.at(-1)!.namespace;
-  assert.match(mapped, /^auth0_66a1-[0-9a-f]{16}$/);
+  assert.match(mapped, /^oauth\.auth0_66a1-[0-9a-f]{16}$/);
 
   const second = await token(env.issuer, env.mcp, (_h, p) => (p.sub = mapped));
   await using attacker = await connectHttp(env.mcp, { headers: { authorization: `Bearer ${second}` } });
@@ -365,8 +426,7 @@ Deno.test("OAuth: an issuer whose metadata names another issuer is reported as a
   issuer.server.issuer.url = `http://localhost:${port}`; // its metadata names localhost
   const configured = `http://127.0.0.1:${port}`; // the same server, by another name
   const { log, records } = recordingLogger();
-  await using app = await accessApp({ oauthIssuer: configured }, { log });
-  await using served = serve(app);
+  await using served = await servedAccessApp({ oauthIssuer: configured }, { log });
   const bearer = await issuer.server.issuer.buildToken({
     scopesOrTransform: (_h, p) => Object.assign(p, { sub: "alice", scope: "checklist:write" }),
   });

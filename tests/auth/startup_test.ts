@@ -78,6 +78,23 @@ Deno.test("a bad tokens file stops the start with exit 1 and a clear reason, nev
   assert.match(await refusedStart({ AUTH_TOKENS_FILE: "/nonexistent/tokens.json" }), /cannot be read/);
 });
 
+Deno.test("OAUTH_ISSUER needs a fixed audience: off loopback without PUBLIC_URL or OAUTH_AUDIENCE the start is refused", async () => {
+  const issuer = { OAUTH_ISSUER: "https://auth.example.com", HOST: "0.0.0.0" };
+  const error = await refusedStart(issuer);
+  assert.match(error, /OAUTH_ISSUER needs a fixed audience: set PUBLIC_URL .* or OAUTH_AUDIENCE/);
+  const fixes: Record<string, string>[] = [{ PUBLIC_URL: "https://mcp.example.com" }, {
+    OAUTH_AUDIENCE: "api://checklist",
+  }];
+  for (const fixed of fixes) {
+    await using server = await spawnServer({ env: { ...issuer, ...fixed } });
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200, JSON.stringify(fixed));
+  }
+  // On loopback, HOST and PORT fix it: the metadata names that URL, whatever Host a request sends.
+  await using local = await spawnServer({ env: { OAUTH_ISSUER: "https://auth.example.com" } });
+  const metadata = await (await fetch(`${local.url}/.well-known/oauth-protected-resource`)).json();
+  assert.equal(metadata.resource, `${local.url}/mcp`);
+});
+
 Deno.test("OAUTH_ISSUER must be https (http only on loopback); PUBLIC_URL an origin", async () => {
   assert.match(await refusedStart({ OAUTH_ISSUER: "http://auth.example.com" }), /OAUTH_ISSUER must be https/);
   assert.match(await refusedStart({ OAUTH_ISSUER: "not a url" }), /OAUTH_ISSUER/);

@@ -12,10 +12,10 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { call, type Connection, ok, spawnStdio, startHttp } from "../support/harness.ts";
 import { makeApp, modernRequest, send } from "../support/http.ts";
-import { accessApp, serve, tokensFile } from "../support/auth.ts";
+import { accessApp, servedAccessApp, tokensFile } from "../support/auth.ts";
 import { startIssuer } from "../support/oauth.ts";
 import { readSse } from "../support/sse.ts";
-import { sleep } from "../support/time.ts";
+import { sleep, until } from "../support/time.ts";
 import type { Client } from "../support/sdk_client.ts";
 
 type Json = Record<string, unknown>;
@@ -30,12 +30,6 @@ function heard(client: Client): { uri?: string; method: string; at: number }[] {
     seen.push({ method: n.method, at: Date.now() });
   });
   return seen;
-}
-
-/** Waits until `done()` or `ms` pass. */
-async function until(done: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await sleep(20);
 }
 
 async function places(): Promise<[string, Record<string, string>, () => Promise<void>][]> {
@@ -224,30 +218,46 @@ Deno.test("a revoked token's listen stream ends within 2 s", async () => {
   await app.close();
 });
 
-Deno.test("an OAuth token's listen stream ends at the token's exp", async () => {
+Deno.test("an OAuth token's listen stream ends at the token's exp, however far away it is", async (t) => {
   await using issuer = await startIssuer();
-  await using app = await accessApp({ oauthIssuer: issuer.url }, { tuning: { clockToleranceSec: 0 } });
-  await using served = serve(app);
-  const token = await issuer.server.issuer.buildToken({
-    expiresIn: 2,
-    scopesOrTransform: (_header, payload) =>
-      Object.assign(payload, { sub: "alice", scope: "checklist:read", aud: `${served.url}/mcp` }),
+  await using served = await servedAccessApp({ oauthIssuer: issuer.url }, {
+    tuning: { clockToleranceSec: 0 },
   });
-  const request = modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } });
-  const response = await fetch(`${served.url}/mcp`, {
-    method: "POST",
-    headers: { ...request.headers, authorization: `Bearer ${token}` },
-    body: request.body,
+  const app = served;
+  const listenWith = async (expiresIn: number) => {
+    const token = await issuer.server.issuer.buildToken({
+      expiresIn,
+      scopesOrTransform: (_header, payload) =>
+        Object.assign(payload, { sub: "alice", scope: "checklist:read", aud: `${served.url}/mcp` }),
+    });
+    const request = modernRequest("subscriptions/listen", { notifications: { resourcesListChanged: true } });
+    const response = await fetch(`${served.url}/mcp`, {
+      method: "POST",
+      headers: { ...request.headers, authorization: `Bearer ${token}` },
+      body: request.body,
+    });
+    assert.equal(response.status, 200);
+    const stream = follow(response);
+    await until(() => stream.messages.length > 0);
+    const exp = JSON.parse(atob(token.split(".")[1]!.replaceAll("-", "+").replaceAll("_", "/")))
+      .exp as number;
+    return { stream, exp };
+  };
+  await t.step("in 2 s: it ends then", async () => {
+    const { stream, exp } = await listenWith(2);
+    assert.equal(await ended(stream, 300), false, "open while the token is valid");
+    assert.equal(await ended(stream, 6000), true, "the stream ended");
+    const late = Date.now() - exp * 1000;
+    // At exp, not before (the server's clock tolerance is 0 here), and promptly after, load allowing.
+    assert.ok(late > -100 && late < 2000, `it ended ${late} ms after the token's exp`);
   });
-  assert.equal(response.status, 200);
-  const stream = follow(response);
-  const exp = JSON.parse(atob(token.split(".")[1]!.replaceAll("-", "+").replaceAll("_", "/"))).exp as number;
-  await until(() => stream.messages.length > 0);
-  assert.equal(await ended(stream, 300), false, "open while the token is valid");
-  assert.equal(await ended(stream, 6000), true, "the stream ended");
-  const late = Date.now() - exp * 1000;
-  // At exp, not before (the server's clock tolerance is 0 here), and promptly after, load allowing.
-  assert.ok(late > -100 && late < 2000, `it ended ${late} ms after the token's exp`);
+  await t.step("in 30 days (past what one timer holds): it stays open and hears", async () => {
+    const { stream } = await listenWith(30 * 24 * 3600);
+    assert.equal(await ended(stream, 500), false, "open while the token is valid");
+    await app.store.space("oauth.alice").updateTree("plan", (tree) => createTask(tree, { name: "A" }));
+    await until(() => stream.messages.length > 1);
+    assert.equal(stream.messages[1]?.method, "notifications/resources/list_changed");
+  });
 });
 
 Deno.test("the handshake era's resources/subscribe hears a worker process's change within 2 s", async () => {

@@ -12,7 +12,9 @@ import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { connectHttp, viaApp } from "./http.ts";
+import { connectHttp, ENDPOINT, viaApp } from "./http.ts";
+import { loopbackOrigins } from "../../lib/http/guards.ts";
+import { freePort } from "./processes.ts";
 import { quietLogger } from "./logs.ts";
 import type { Hono } from "hono";
 
@@ -58,7 +60,11 @@ export interface AccessApp extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** An app over a memory store with the authenticator `settings` describe. */
+/**
+ * An app over a memory store with the authenticator `settings` describe. With OAuth and neither
+ * `publicUrl` nor `oauthAudience`, its audience is fixed as main.ts fixes it on loopback, here for
+ * the in-process endpoint's port ({@link ENDPOINT}); {@link servedAccessApp} serves one on a real port.
+ */
 export async function accessApp(
   settings: AccessSettings,
   options: {
@@ -73,7 +79,8 @@ export async function accessApp(
   } = {},
 ): Promise<AccessApp> {
   const log = options.log ?? quietLogger();
-  const auth = await Authenticator.fromSettings(settings, log, options.tuning);
+  const local = loopbackOrigins("127.0.0.1", Number(new URL(ENDPOINT).port));
+  const auth = await Authenticator.fromSettings({ localOrigins: local, ...settings }, log, options.tuning);
   if (!auth) throw new Error("accessApp needs an access setting");
   const store = options.store ?? new MemoryStore();
   const scopes: ServerScope[] = [];
@@ -91,23 +98,29 @@ export async function accessApp(
   return { app, store, auth, scopes, close, [Symbol.asyncDispose]: close };
 }
 
-/** An app served on a free loopback port (for clients that must reach it and an issuer alike). */
+/** An app served on a loopback port, reached at `url`. */
 export interface Served extends AsyncDisposable {
   url: string;
 }
 
-/** Serves `app` on 127.0.0.1 (port chosen by the system). */
-export function serve(app: { app: Hono; close(): Promise<void> }): Served {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.app.fetch);
-  return {
-    url: `http://127.0.0.1:${server.addr.port}`,
-    // As main.ts stops: the app ends its MCP connections (their event streams), then the listener
-    // stops, which waits for every open connection.
-    [Symbol.asyncDispose]: async () => {
-      await app.close();
-      await server.shutdown();
-    },
+/**
+ * {@link accessApp} served on a free port of 127.0.0.1 (for clients that must reach it and an issuer
+ * alike). With OAuth, its audience is fixed from that port as main.ts fixes it from `HOST` and `PORT`.
+ */
+export async function servedAccessApp(
+  settings: AccessSettings,
+  options: Parameters<typeof accessApp>[1] = {},
+): Promise<AccessApp & Served> {
+  const port = freePort();
+  const app = await accessApp({ localOrigins: loopbackOrigins("127.0.0.1", port), ...settings }, options);
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, app.app.fetch);
+  // As main.ts stops: the app ends its MCP connections (their event streams), then the listener
+  // stops, which waits for every open connection.
+  const stop = async () => {
+    await app.close();
+    await server.shutdown();
   };
+  return { ...app, url: `http://127.0.0.1:${port}`, close: stop, [Symbol.asyncDispose]: stop };
 }
 
 /** A real SDK client over Streamable HTTP into the app (no socket), sending `Bearer token`. */

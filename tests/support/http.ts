@@ -13,6 +13,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { quietLogger } from "./logs.ts";
 import { type Client, type ClientEra, newClient, StreamableHTTPClientTransport } from "./sdk_client.ts";
 import { modernEnvelope, modernHeaders } from "./modern.ts";
+import { jsonRpcMessages } from "./sse.ts";
 
 /** The MCP endpoint the in-process tests address (a loopback Host, so the guard lets it pass). */
 export const ENDPOINT = "http://127.0.0.1:8585/mcp";
@@ -134,4 +135,40 @@ export function viaApp(...apps: Hono[]): typeof fetch {
     const request = new Request(input, init);
     return Promise.resolve(app.request(request));
   };
+}
+
+/** A reply of a real server: its HTTP status and its JSON-RPC messages (a JSON body, or SSE events). */
+export interface ModernReply {
+  status: number;
+  messages: Record<string, unknown>[];
+}
+
+/**
+ * POSTs one 2026-07-28 request to a real server at `url` (its `/mcp` or `/mcp/NAME`) with `headers`
+ * (e.g. a bearer token) and reads the whole reply; a body that is not JSON-RPC gives no messages. A
+ * reply that has not ended within `timeoutMs` (10 s) rejects.
+ */
+export async function postModern(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<ModernReply> {
+  const request = modernRequest(method, params);
+  const signal = AbortSignal.timeout(timeoutMs);
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...request.headers, ...headers },
+    body: request.body,
+    signal,
+  });
+  const text = await response.text();
+  let messages: Record<string, unknown>[] = [];
+  try {
+    messages = jsonRpcMessages(text, response.headers.get("content-type") ?? "");
+  } catch {
+    // An empty or non-JSON body (the SDK's 499): no messages.
+  }
+  return { status: response.status, messages };
 }

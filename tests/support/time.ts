@@ -19,3 +19,13 @@ export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, wha
     clearTimeout(timer);
   }
 }
+
+/** Waits until `done()` holds, checking every 20 ms, for at most `ms`; returns whether it held. */
+export async function until(done: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() >= end) return false;
+    await sleep(20);
+  }
+  return true;
+}

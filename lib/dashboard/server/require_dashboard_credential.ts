@@ -47,7 +47,7 @@ export function requireDashboardCredential(
     if (shared !== null && c.req.method === "GET" && c.req.path === "/") {
       const outcome: AuthOutcome = shared === ""
         ? { ok: false, error: "invalid_token", message: "the share link has no token" }
-        : await auth.authenticateToken(shared, c.req.raw);
+        : await auth.authenticateToken(shared);
       if (!outcome.ok) return refuse(c, auth, outcome);
       setCookie(c, TOKEN_COOKIE, shared, {
         httpOnly: true,
@@ -65,7 +65,7 @@ export function requireDashboardCredential(
     const cookie = getCookie(c, TOKEN_COOKIE);
     let outcome: AuthOutcome;
     if (header !== undefined) outcome = await auth.authenticate(c.req.raw);
-    else if (cookie !== undefined) outcome = await auth.authenticateToken(cookie, c.req.raw);
+    else if (cookie !== undefined) outcome = await auth.authenticateToken(cookie);
     else outcome = { ok: false, error: "missing", message: "no credential" };
     if (!outcome.ok) return refuse(c, auth, outcome);
     c.set("credential", outcome.credential);
