@@ -218,13 +218,28 @@ export async function seedTeamPlan(
   return { args, result };
 }
 
+/** Options of {@link bigTeamPlanDocument}. */
+export interface TeamPlanOptions {
+  /** When the leases end, from now (default 30 minutes). */
+  leaseMs?: number;
+  /**
+   * Paths and where the work lives (docs/teams.md): each milestone of phase 5 names `src/m5-K/**` and
+   * `docs/m5-K.md`, `agent-0`'s leaf five paths of its own, each held leaf a `git` record, and
+   * milestone 5.6 runs in parallel, so its other leaves wait on `agent-2`'s reservation.
+   */
+  paths?: boolean;
+}
+
 /**
  * {@link bigPlanDocument} as a team works it: phase 5 parallel, four agents each holding a leaf in
  * progress (`agent-0` the usual active step, the others the first step of the next milestones) with
  * leases ending `leaseMs` from now, milestone 5.8 blocked by 5.4, and every task of phase 6 blocked
- * by phase 5 (each of its rows carries the mark).
+ * by phase 5 (each of its rows carries the mark); with `paths`, see {@link TeamPlanOptions}.
  */
-export function bigTeamPlanDocument(sessionId: string, leaseMs = 30 * 60_000): Record<string, unknown> {
+export function bigTeamPlanDocument(
+  sessionId: string,
+  options: TeamPlanOptions = {},
+): Record<string, unknown> {
   const doc = bigPlanDocument(sessionId) as { sessions: Record<string, TeamTask[]> };
   const phases = doc.sessions[sessionId]!;
   const byId = new Map<string, TeamTask>();
@@ -234,16 +249,40 @@ export function bigTeamPlanDocument(sessionId: string, leaseMs = 30 * 60_000): R
   };
   phases.forEach(index);
   const since = new Date().toISOString();
-  const expires_at = new Date(Date.now() + leaseMs).toISOString();
+  const expires_at = new Date(Date.now() + (options.leaseMs ?? 30 * 60_000)).toISOString();
   byId.get("p5")!.parallel = true;
   for (const [i, id] of ["s5-4-50", "s5-5-0", "s5-6-0", "s5-7-0"].entries()) {
     const leaf = byId.get(id)!;
     leaf.status = "in_progress";
     leaf.claim = { agent: `agent-${i}`, since, expires_at };
     byId.get(id.replace(/^s(\d+-\d+)-\d+$/, "m$1"))!.status = "in_progress";
+    if (options.paths) {
+      leaf.git = {
+        agent: `agent-${i}`,
+        at: since,
+        worktree: `/srv/work/agent-${i}`,
+        branch: `feature/agent-${i}`,
+        head: String(i).repeat(40),
+        dirty: ["src/changed.ts"],
+        dirty_count: 1,
+      };
+    }
   }
   byId.get("m5-8")!.blocked_by = ["m5-4"];
   byId.get("p6")!.blocked_by = ["p5"];
+  if (options.paths) {
+    for (const milestone of byId.get("p5")!.tasks) {
+      milestone.paths = [`src/${milestone.id}/**`, `docs/${milestone.id}.md`];
+    }
+    byId.get("s5-4-50")!.paths = [
+      "src/m5-4/a.ts",
+      "src/m5-4/b.ts",
+      "src/m5-4/c.ts",
+      "src/m5-4/d.ts",
+      "docs/m5-4.md",
+    ];
+    byId.get("m5-6")!.parallel = true;
+  }
   return doc;
 }
 
@@ -253,4 +292,6 @@ interface TeamTask extends StoredTask {
   parallel?: boolean;
   blocked_by?: string[];
   claim?: { agent: string; since: string; expires_at: string };
+  paths?: string[];
+  git?: Record<string, unknown>;
 }
