@@ -117,9 +117,11 @@ export function reservationMarks(tree: TaskTree, now: number): (task: Task) => R
   return (task) => {
     if (task.tasks.length > 0 || task.status === "done") return {};
     if (task.status === "in_progress" && (!task.claim || isLive(task.claim, now))) return {};
+    // Cheapest first: most leaves have no paths, or wait for a blocker or an earlier sibling anyway.
+    if (pathsOf(tree, task).length === 0) return {};
+    if (unfinishedBlockers(tree, task).length > 0 || earlierUnfinished(tree, task)) return {};
     const conflicts = reserved(task);
     if (!conflicts) return {};
-    if (unfinishedBlockers(tree, task).length > 0 || earlierUnfinished(tree, task)) return {};
     const mark: ReservedMark = {
       reserved_by: conflicts.slice(0, RESERVERS_SHOWN).map(({ reservation: r, pairs }) => ({
         agent: r.agent,
