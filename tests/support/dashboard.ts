@@ -190,12 +190,16 @@ export const EVIL_AGENT = `<img src=x onerror="alert('agent')">`;
 /**
  * A team plan in `sessionId` through MCP, as a lead and its workers make it: a parallel root with
  * four leaves, the API guide blocked by the API; `backend` claims the API, `frontend` the sign-up
- * page (claimTask, the first ready leaf each). Returns the second claim's arguments and whole reply.
+ * page (claimTask, the first ready leaf each). With `paths`, the leaves name the paths they change,
+ * and the end-to-end tests' touch the API's (so they wait on backend's reservation). Returns the second
+ * claim's arguments and whole reply.
  */
 export async function seedTeamPlan(
   client: Client,
   sessionId = "beta",
+  options: { paths?: boolean } = {},
 ): Promise<{ args: Record<string, unknown>; result: ToolResult }> {
+  const paths = (...list: string[]) => (options.paths ? { paths: list } : {});
   await ok(client, "createTask", {
     sessionId,
     id: "launch",
@@ -203,10 +207,15 @@ export async function seedTeamPlan(
     parallel: true,
     completion_criteria: ["Sign-up works end to end"],
     tasks: [
-      { id: "api", name: "Build the API", completion_criteria: ["Every endpoint has a test"] },
-      { id: "signup", name: "Build the sign-up page" },
-      { id: "e2e", name: "Write the end-to-end tests" },
-      { id: "guide", name: "Write the API guide", blocked_by: ["api"] },
+      {
+        id: "api",
+        name: "Build the API",
+        completion_criteria: ["Every endpoint has a test"],
+        ...paths("src/api/", "docs/api.md", "openapi.yaml", "tests/api/"),
+      },
+      { id: "signup", name: "Build the sign-up page", ...paths("src/web/signup/") },
+      { id: "e2e", name: "Write the end-to-end tests", ...paths("tests/e2e/", "src/api/test_client.ts") },
+      { id: "guide", name: "Write the API guide", blocked_by: ["api"], ...paths("docs/guide/") },
     ],
   });
   const backend = await ok<{ task: { id: string } }>(client, "claimTask", { sessionId, agent: "backend" });
