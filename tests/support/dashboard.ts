@@ -269,7 +269,7 @@ export function bigTeamPlanDocument(
       leaf.git = {
         agent: `agent-${i}`,
         at: since,
-        worktree: `/srv/work/agent-${i}`,
+        worktree: `/home/me/shop-agent-${i}`,
         branch: `feature/agent-${i}`,
         head: String(i).repeat(40),
         dirty: ["src/changed.ts"],
