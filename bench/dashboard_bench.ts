@@ -2,20 +2,29 @@
  * Dashboard speed (`deno task bench:dashboard`): how fast a change reaches an open page, and how fast
  * and how big the first page load is.
  *
- *   deno run -A bench/dashboard_bench.ts [--write] [--quick]
+ *   deno run -A bench/dashboard_bench.ts [--write] [--quick] [--baseline=DIR]
  *
  * 1. Event latency: a real server process (memory store), one real Chromium page with the dashboard
  *    open plus 0 or 49 more open event streams (so 1 and 50 open pages). Each sample is one
  *    `updateTask` over MCP (HTTP); the time is from the moment its reply arrived at the client to
  *    the moment the page's `change` event fired (the page's clock and ours are the same system
  *    clock; negative means the event came before the reply).
- * 2. First load: the page of a 100-task and a 10,000-task session (JSON file), timed by the
+ * 2. Update at 10,000 tasks: a real server process (JSON file store) with a team at work on a
+ *    10,000-task session, one Chromium page open on it. Each sample is one `updateTask` over MCP
+ *    (HTTP); the time is from its reply to the page having read the view again and redrawn it.
+ * 3. First load: the page of a 100-task and a 10,000-task session (JSON file), timed by the
  *    browser's navigation timing (start → load event, active path in the HTML), and the bytes of
  *    the HTML, its assets and the page's JSON view.
+ * 4. The view at 10,000 tasks, in this process: building the session's view model as `/api/view`
+ *    does (folded rows, marks, notes) and writing it as JSON, per call, for the team sessions; what
+ *    the server pays per page load and per live update, without browser, network or store.
+ * With `--baseline=DIR` (another checkout, e.g. of `main`), parts 2 to 4 also run the team sessions
+ * on servers of that checkout, interleaved with this one's, and a before/after table sums them up.
  * `--write` replaces the "## Dashboard" section of BENCHMARKS.md.
  */
 import { connectHttp } from "../tests/support/http.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
+import { ROOT } from "../tests/support/paths.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
 import { ok } from "../tests/support/harness.ts";
 import { bigPlanDocument, bigTeamPlanDocument } from "../tests/support/dashboard.ts";
@@ -81,10 +90,80 @@ async function eventLatency(extra: number, samples: number): Promise<number[]> {
   return out;
 }
 
+/** A session the update and first-load figures use. */
+interface BenchDoc {
+  tasks: number;
+  /** What the session holds besides its tasks (e.g. `4 agents`). */
+  label?: string;
+  doc: Record<string, unknown>;
+  /** The checkout whose server shows it (this one when absent). */
+  baseline?: string;
+}
+
+/**
+ * Samples of reply → page redrawn for each document's session, interleaved (so the machine's load
+ * falls on all alike): an `updateTask` of a leaf far from the path, the page reading the view again.
+ */
+async function updateLatency(docs: readonly BenchDoc[], samples: number): Promise<number[][]> {
+  const dir = await Deno.makeTempDir();
+  const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
+  const clients: Awaited<ReturnType<typeof connectHttp>>[] = [];
+  try {
+    await using browser = await launchBrowser();
+    const pages = [];
+    for (const [i, { doc }] of docs.entries()) {
+      await Deno.writeTextFile(`${dir}/tasks${i}.json`, JSON.stringify(doc));
+      const server = await spawnServer({
+        env: { FILE_PATH: `${dir}/tasks${i}.json` },
+        root: docs[i]!.baseline,
+      });
+      servers.push(server);
+      clients.push(await connectHttp(`${server.url}/mcp`));
+      const tab = await newPage(browser);
+      pages.push(tab);
+      await tab.page.goto(`${server.url}/?session=bench`);
+      await tab.page.waitForSelector("#live[data-state=live]");
+      // When each redraw lands (the script counts them in body[data-seq]), in absolute ms.
+      await tab.page.evaluate(`(() => {
+        window.__redrawn = [];
+        new MutationObserver(() => window.__redrawn.push(performance.timeOrigin + performance.now()))
+          .observe(document.body, { attributes: true, attributeFilter: ["data-seq"] });
+      })()`);
+    }
+    const out: number[][] = docs.map(() => []);
+    for (let n = 0; n < samples; n++) {
+      for (const [i, tab] of pages.entries()) {
+        const before = await tab.page.evaluate<number>("window.__redrawn.length");
+        await ok(clients[i]!.client, "updateTask", {
+          sessionId: "bench",
+          id: "s9-8-100",
+          description: `sample ${n}`,
+        });
+        const replied = performance.timeOrigin + performance.now();
+        await tab.page.waitForFunction(
+          (k) => (globalThis as unknown as { __redrawn: number[] }).__redrawn.length > k,
+          before,
+          { timeout: 10_000 },
+        );
+        out[i]!.push(await tab.page.evaluate<number>(`window.__redrawn[${before}]`) - replied);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    for (const tab of pages) await tab[Symbol.asyncDispose]();
+    return out;
+  } finally {
+    for (const client of clients) await client[Symbol.asyncDispose]();
+    for (const server of servers) await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 interface LoadResult {
   tasks: number;
   /** What the session holds besides its tasks (e.g. `4 agents`). */
   label: string;
+  /** The checkout whose server showed it (this one when absent). */
+  baseline: string | undefined;
   /** Navigation timing per sample: first byte of the answer, DOM ready, end of the load event. */
   firstByte: number[];
   domReady: number[];
@@ -96,17 +175,14 @@ interface LoadResult {
 }
 
 /** First loads of each document's page, interleaved (so the machine's load falls on all alike). */
-async function firstLoads(
-  docs: { tasks: number; label?: string; doc: Record<string, unknown> }[],
-  samples: number,
-) {
+async function firstLoads(docs: readonly BenchDoc[], samples: number) {
   const dir = await Deno.makeTempDir();
   const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
   try {
     const results: LoadResult[] = [];
-    for (const [i, { tasks, label, doc }] of docs.entries()) {
+    for (const [i, { tasks, label, doc, baseline }] of docs.entries()) {
       await Deno.writeTextFile(`${dir}/tasks${i}.json`, JSON.stringify(doc));
-      const server = await spawnServer({ env: { FILE_PATH: `${dir}/tasks${i}.json` } });
+      const server = await spawnServer({ env: { FILE_PATH: `${dir}/tasks${i}.json` }, root: baseline });
       servers.push(server);
       const html = await (await fetch(`${server.url}/?session=bench`)).text();
       let assetBytes = 0;
@@ -118,6 +194,7 @@ async function firstLoads(
       results.push({
         tasks,
         label: label ?? "",
+        baseline,
         firstByte: [],
         domReady: [],
         loaded: [],
@@ -147,6 +224,66 @@ async function firstLoads(
     for (const server of servers) await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** What builds a session's view in a checkout: its TaskTree and buildSessionView. */
+interface ViewBuilder {
+  TaskTree: new (roots: unknown[]) => unknown;
+  buildSessionView: (
+    namespace: string,
+    id: string,
+    tree: unknown,
+    options: Record<string, unknown>,
+  ) => unknown;
+}
+
+async function viewBuilder(root: string): Promise<ViewBuilder> {
+  const { TaskTree } = await import(`${root}/lib/domain/task_tree.ts`);
+  const { buildSessionView } = await import(`${root}/lib/render/build.ts`);
+  return { TaskTree, buildSessionView };
+}
+
+/**
+ * Samples (ms) of one view built and written as JSON, as the dashboard's data does for a page or a
+ * live update, for each document (and checkout), interleaved call by call.
+ */
+async function viewBuilds(docs: readonly BenchDoc[], samples: number): Promise<number[][]> {
+  const runs = await Promise.all(docs.map(async (d) => {
+    const builder = await viewBuilder(d.baseline ?? ROOT);
+    const roots = (d.doc as { sessions: Record<string, unknown[]> }).sessions.bench!;
+    const tree = new builder.TaskTree(structuredClone(roots));
+    return () =>
+      JSON.stringify(
+        builder.buildSessionView("default", "bench", tree, {
+          open: [],
+          history: null,
+          notes: true,
+          work: { now: Date.now() },
+        }),
+      );
+  }));
+  const out: number[][] = docs.map(() => []);
+  for (let n = 0; n < samples + 20; n++) {
+    // Each call by turns, the first of a round changing every round (a collection falls on all alike).
+    for (let k = 0; k < runs.length; k++) {
+      const i = (k + n) % runs.length;
+      const start = performance.now();
+      runs[i]!();
+      if (n >= 20) out[i]!.push(performance.now() - start);
+    }
+  }
+  return out;
+}
+
+/** The short commit `root` has checked out. */
+async function commitOf(root: string): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["rev-parse", "--short", "HEAD"],
+    cwd: root,
+    stderr: "null",
+  })
+    .output();
+  return new TextDecoder().decode(out.stdout).trim() || "unknown";
 }
 
 function replaceSection(document: string | undefined, section: string): string {
@@ -183,20 +320,53 @@ if (import.meta.main) {
     note(`event latency with ${pages} open pages`);
     latency.push([pages, await eventLatency(pages - 1, samples)]);
   }
-  note("first loads, 100 and 10,000 tasks, and 10,000 with 4 agents at work");
+  const baseline = Deno.args.find((arg) => arg.startsWith("--baseline="))?.slice("--baseline=".length);
+  const team: BenchDoc = { tasks: 10_000, label: "4 agents", doc: bigTeamPlanDocument("bench") };
+  const paths: BenchDoc = {
+    tasks: 10_000,
+    label: "4 agents, paths",
+    doc: bigTeamPlanDocument("bench", { paths: true }),
+  };
+  const teams = [team, paths, ...(baseline ? [team, paths].map((d) => ({ ...d, baseline })) : [])];
+  note(
+    `updates at 10,000 tasks, 4 agents at work, without and with paths${
+      baseline ? ", and on the baseline" : ""
+    }`,
+  );
+  const updates = await updateLatency(teams, quick ? 10 : 60);
+  note("view builds at 10,000 tasks");
+  const builds = await viewBuilds(teams, quick ? 50 : 1000);
+  note("first loads, 100 and 10,000 tasks, and 10,000 with 4 agents at work, without and with paths");
   const first = await firstLoads([
     { tasks: 100, doc: bigPlanDocument("bench", 1, 9, 10) },
     { tasks: 10_000, doc: bigPlanDocument("bench") },
-    { tasks: 10_000, label: "4 agents", doc: bigTeamPlanDocument("bench") },
+    ...teams,
   ], loads);
-  const name = (r: LoadResult) => `${r.tasks.toLocaleString("en-US")}${r.label ? `, ${r.label}` : ""}`;
+  const name = (r: { tasks: number; label?: string; baseline?: string | undefined }) =>
+    `${r.tasks.toLocaleString("en-US")}${r.label ? `, ${r.label}` : ""}${r.baseline ? " (baseline)" : ""}`;
+  const commits = baseline ? [await commitOf(baseline), await commitOf(ROOT)] : [];
+  const versus = baseline
+    ? [team, paths].map((doc) => {
+      const at = (base: boolean) => teams.findIndex((d) => d.label === doc.label && !!d.baseline === base);
+      const loadOf = (base: boolean) => first.find((r) => r.label === doc.label && !!r.baseline === base)!;
+      const cells = (pick: (base: boolean) => number, unit: (n: number) => string) =>
+        `${unit(pick(true))} → ${unit(pick(false))} (${(pick(false) / pick(true)).toFixed(2)}×)`;
+      const ms = (n: number) => fmt(n);
+      const bytes = (n: number) => n.toLocaleString("en-US");
+      return `| ${name(doc)} | ${cells((b) => percentile(builds[at(b)]!, 50), ms)} | ${
+        cells((b) => percentile(updates[at(b)]!, 50), ms)
+      } | ${cells((b) => percentile(loadOf(b).domReady, 50), ms)} | ${
+        cells((b) => loadOf(b).viewBytes, bytes)
+      } | ${cells((b) => loadOf(b).htmlBytes, bytes)} |`;
+    })
+    : [];
   const load = Deno.loadavg().map((l) => l.toFixed(2)).join(" ");
   const text = [
     HEADING,
     "",
-    `- Command: \`deno task bench:dashboard${quick ? " --quick" : ""}\`; ${
-      new Date().toISOString().slice(0, 16)
-    }Z;` +
+    `- Command: \`deno task bench:dashboard${quick ? " --quick" : ""}${
+      baseline ? " --baseline=DIR" : ""
+    }\`; ${new Date().toISOString().slice(0, 16)}Z;` +
     ` ${navigator.hardwareConcurrency} CPUs, load average at the end ${load}; ${
       new TextDecoder().decode(
         (await new Deno.Command("/usr/bin/chromium", { args: ["--version"], stderr: "null" }).output())
@@ -215,9 +385,33 @@ if (import.meta.main) {
       } |`
     ),
     "",
+    "- Update at 10,000 tasks: from an `updateTask`'s reply reaching the MCP client (HTTP, JSON file store) to",
+    "  an open Chromium page having read the view again and redrawn it (`4 agents`: a team at work,",
+    "  tests/support/dashboard.ts `bigTeamPlanDocument`; `paths`: with paths on phase 5, five on `agent-0`'s",
+    "  leaf, a git record on each held leaf, and a parallel milestone whose other leaves wait on a",
+    "  reservation), the sessions interleaved.",
+    "",
+    "| tasks | samples | p50 ms | p99 ms | max ms |",
+    "| --- | --- | --- | --- | --- |",
+    ...updates.map((s, i) =>
+      `| ${name(teams[i]!)} | ${s.length} | ${fmt(percentile(s, 50))} | ${fmt(percentile(s, 99))} | ${
+        fmt(Math.max(...s))
+      } |`
+    ),
+    "",
+    "- The view at 10,000 tasks: one session view built as `/api/view` builds it (folded rows with their",
+    "  marks, the notes; no history) and written as JSON, in the benchmark's process (no browser, network",
+    "  or store), the sessions interleaved call by call (each first in turn) after 20 warm-up calls each.",
+    "",
+    "| tasks | samples | p50 ms | p99 ms |",
+    "| --- | --- | --- | --- |",
+    ...builds.map((s, i) =>
+      `| ${name(teams[i]!)} | ${s.length} | ${fmt(percentile(s, 50))} | ${fmt(percentile(s, 99))} |`
+    ),
+    "",
     "- First load: a fresh browser context per sample (nothing cached), JSON file store, the sessions",
     "  interleaved (`4 agents`: a team at work, tests/support/dashboard.ts `bigTeamPlanDocument`: four held",
-    "  leaves with leases, a parallel phase, a blocked milestone and a blocked phase); times are the browser's navigation timing from the start of the navigation to the first",
+    "  leaves with leases, a parallel phase, a blocked milestone and a blocked phase; `paths` as above); times are the browser's navigation timing from the start of the navigation to the first",
     "  byte of the answer, to the DOM being ready (the path in progress is in the HTML, so it shows then),",
     "  and to the end of the load event. A fresh context also starts a new renderer process (part of the",
     "  time between the first byte and the DOM being ready on this busy machine). Bytes are uncompressed.",
@@ -240,6 +434,19 @@ if (import.meta.main) {
         r.viewBytes.toLocaleString("en-US")
       } | ${r.rows} |`
     ),
+    ...(baseline
+      ? [
+        "",
+        `- Before/after: the baseline (${commits[0]}) against this checkout (${commits[1]}), the same`,
+        "  sessions on servers of each, interleaved in the runs above (p50s; bytes of one read). On a shared",
+        "  machine the times through a browser move by a quarter from run to run; the view build, in one",
+        "  process with both checkouts' code, is the steadiest measure of what the server pays per read.",
+        "",
+        "| tasks | view build p50 ms | update p50 ms | DOM ready p50 ms | `/api/view` bytes | HTML bytes |",
+        "| --- | --- | --- | --- | --- | --- |",
+        ...versus,
+      ]
+      : []),
   ].join("\n");
   console.log(text);
   if (Deno.args.includes("--write")) {

@@ -1,18 +1,22 @@
 /**
  * `deno task screenshot`: starts a server with small realistic plans (made through MCP, as agents
- * would: a team plan where two agents hold tasks and one task is blocked), opens the dashboard in the
- * same Chromium the tests use, and saves docs/dashboard.png.
+ * would: a team plan where two agents hold tasks with paths, one task is blocked and one waits on a
+ * reservation; the backend's own stdio server, in a git work tree of its branch, records where its work
+ * lives), opens the dashboard in the same Chromium the tests use, and saves docs/dashboard.png.
  */
 import { fileURLToPath } from "node:url";
 import { connectHttp } from "../tests/support/http.ts";
 import { spawnServer } from "../tests/support/server_process.ts";
 import { launchBrowser, newPage } from "../tests/support/browser.ts";
-import { ok } from "../tests/support/harness.ts";
+import { ok, spawnStdio } from "../tests/support/harness.ts";
 import { seedPlan, seedTeamPlan } from "../tests/support/dashboard.ts";
+import { gitPlace } from "../tests/support/git_repos.ts";
 
 const OUT = fileURLToPath(new URL("../docs/dashboard.png", import.meta.url));
 
-await using server = await spawnServer();
+await using place = await gitPlace();
+const env = { FILE_PATH: `${place.dir}/tasks.json` };
+await using server = await spawnServer({ env });
 await using mcp = await connectHttp(`${server.url}/mcp`);
 await seedPlan(mcp.client);
 await ok(mcp.client, "completeTask", {
@@ -21,7 +25,23 @@ await ok(mcp.client, "completeTask", {
   resolution: "Changelog drafted from the 42 merged PRs",
 });
 await ok(mcp.client, "startTask", { sessionId: "release-2.0", id: "notes-review" });
-await seedTeamPlan(mcp.client, "beta");
+await seedTeamPlan(mcp.client, "beta", { paths: true });
+// The backend works in its own work tree on its branch; its stdio server renews the claim and records where.
+const repo = await place.init("shop");
+await repo.write("README.md", "shop\n");
+await repo.commit("Start the shop");
+const backendTree = await repo.addWorktree("shop-api", "feature/api");
+await backendTree.write("src/api/signup.ts", "export {};\n");
+await backendTree.commit("Sign-up endpoint");
+await backendTree.write("src/api/limits.ts", "export {};\n");
+{
+  await using backend = await spawnStdio({
+    env,
+    cwd: backendTree.dir,
+    permissions: ["--allow-env", "--allow-read", "--allow-write", "--allow-run=git"],
+  });
+  await ok(backend.client, "claimTask", { sessionId: "beta", agent: "backend" });
+}
 // A finding left for whoever takes the task next (docs/teams.md: notes).
 await ok(mcp.client, "updateTask", {
   sessionId: "beta",

@@ -12,7 +12,14 @@ import type { Task } from "../domain/schemas.ts";
 import { nextTask } from "../domain/task_ops.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import { AGENTS_SHOWN, type MoreRow, type Row, type TaskChange, type TaskRow } from "./model.ts";
-import { blockedMark, heldBy, heldLeaves } from "./team_marks.ts";
+import {
+  blockedMark,
+  heldBy,
+  heldLeaves,
+  heldWork,
+  reservationMarks,
+  type ReservedMark,
+} from "./team_marks.ts";
 
 /** Siblings shown per list before the rest is folded into "more" rows. */
 export const SIBLING_WINDOW = 50;
@@ -75,6 +82,27 @@ export interface FoldOptions {
   focus?: string;
   /** Unfold the paths to the leaves agents hold (default true; a view that must shrink drops them). */
   held?: boolean;
+  /** Show where work is and what it reserves: see {@link WorkOptions} (the dashboard; absent: not shown). */
+  work?: WorkOptions;
+}
+
+/**
+ * Rows that show where work is (docs/teams.md "Paths and reservations", "Where the work lives"): each
+ * held leaf with its paths and branch@head, and the leaves waiting on reservations with their holders,
+ * the reservations judged live at `now`.
+ */
+export interface WorkOptions {
+  /** The clock reservations are judged by (ms since the epoch). */
+  now: number;
+}
+
+/** What each row is marked with, besides its own fields: one per view, so reservations are read once. */
+interface RowMarks {
+  work?: (task: Task) => ReservedMark;
+}
+
+function rowMarks(tree: TaskTree, work: WorkOptions | undefined): RowMarks {
+  return work ? { work: reservationMarks(tree, work.now) } : {};
 }
 
 /** The first rows of a tree: unfolded around the focus and the `open` tasks, the rest folded. */
@@ -101,6 +129,7 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     }
   }
   const changes = options.changes;
+  const marks = rowMarks(tree, options.work);
   const window = Math.max(1, options.window ?? SIBLING_WINDOW);
   const rows: Row[] = [];
   const level = (list: readonly Task[], depth: number, parentId: string | null) => {
@@ -121,7 +150,7 @@ export function foldTree(tree: TaskTree, options: FoldOptions = {}): Row[] {
     for (let i = from; i < to; i++) {
       const task = list[i]!;
       const unfold = task.tasks.length > 0 && (path.has(task.id) || open.has(task.id) || held.has(task.id));
-      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path });
+      const row = taskRow(tree, counts, task, depth, parentId, { unfold, path, marks });
       const change = changes?.get(task.id);
       if (change) row.change = change;
       rows.push(row);
@@ -145,9 +174,14 @@ export interface ChildRange {
 
 /**
  * The rows of a folded part: `range` of a parent's subtasks (or of the roots), each folded, and a
- * "more" row for what is past {@link PAGE_ROWS}. Undefined when the parent does not exist.
+ * "more" row for what is past {@link PAGE_ROWS}; with `work`, marked as {@link WorkOptions} says.
+ * Undefined when the parent does not exist.
  */
-export function childRows(tree: TaskTree, range: ChildRange): Row[] | undefined {
+export function childRows(
+  tree: TaskTree,
+  range: ChildRange,
+  options: { work?: WorkOptions } = {},
+): Row[] | undefined {
   const parent = range.parentId === undefined ? undefined : tree.get(range.parentId);
   if (range.parentId !== undefined && !parent) return undefined;
   const list = parent ? parent.tasks : tree.roots;
@@ -159,9 +193,10 @@ export function childRows(tree: TaskTree, range: ChildRange): Row[] | undefined 
   const counts = new DoneCounts(tree);
   const focus = focusTask(tree);
   const path = new Set(focus ? tree.pathTo(focus.task).map((t) => t.id) : []);
+  const marks = rowMarks(tree, options.work);
   const rows: Row[] = [];
   for (let i = start; i < shown; i++) {
-    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path }));
+    rows.push(taskRow(tree, counts, list[i]!, depth, parentId, { unfold: false, path, marks }));
   }
   if (shown < end) rows.push(moreRow(depth, parentId, shown, end - shown));
   return rows;
@@ -173,7 +208,7 @@ function taskRow(
   task: Task,
   depth: number,
   parentId: string | null,
-  how: { unfold: boolean; path: ReadonlySet<string> },
+  how: { unfold: boolean; path: ReadonlySet<string>; marks: RowMarks },
 ): TaskRow {
   const row: TaskRow = {
     kind: "task",
@@ -193,7 +228,13 @@ function taskRow(
   if (task.parallel) row.parallel = true;
   const claim = heldBy(task);
   if (claim) row.claim = claim;
-  return Object.assign(row, blockedMark(tree, task));
+  Object.assign(row, blockedMark(tree, task));
+  if (how.marks.work) {
+    const work = heldWork(tree, task);
+    if (work) row.work = work;
+    Object.assign(row, how.marks.work(task));
+  }
+  return row;
 }
 
 function moreRow(depth: number, parentId: string | null, offset: number, count: number): MoreRow {

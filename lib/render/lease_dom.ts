@@ -2,7 +2,8 @@
 /**
  * Keeps lease times honest on a page that stays open: every claim drawn by render.ts (an element with
  * `data-expires`) is judged again against the viewer's clock, marked `stale` once its lease has ended,
- * and its `time.lease` says what is left. Shared by the dashboard and the chat view.
+ * and its `time.lease` says what is left; what is shown only while a lease is live or once it has
+ * ended (`data-while`) follows. Shared by the dashboard and the chat view.
  */
 import { leaseLabel, leaseLive } from "./text.ts";
 
@@ -19,6 +20,11 @@ export function refreshLeases(root: ParentNode, now: number): void {
       const label = leaseLabel(expires, now);
       if (lease.textContent !== label) lease.textContent = label;
     }
+  }
+  for (const element of root.querySelectorAll<HTMLElement>("[data-while]")) {
+    const expires = element.closest<HTMLElement>("[data-expires]")?.dataset.expires ?? "";
+    const hidden = (element.dataset.while === "live") !== leaseLive(expires, now);
+    if (element.hidden !== hidden) element.hidden = hidden;
   }
 }
 

@@ -25,6 +25,33 @@ export const BlockerSchema = z.object({ id: z.string(), name: z.string() });
 /** See {@link BlockerSchema}. */
 export type Blocker = z.infer<typeof BlockerSchema>;
 
+/**
+ * Where a held leaf's work is (docs/teams.md "Paths and reservations", "Where the work lives"): its
+ * paths, own or inherited, the first few (team_marks.ts `PATHS_SHOWN`), which its claim reserves
+ * while the lease is live, and its `git` record in short. The dashboard only.
+ */
+export const HeldWorkSchema = z.object({
+  paths: z.array(z.string()),
+  /** Paths beyond those listed. */
+  paths_more: z.number().int().positive().optional(),
+  /** The leaf's `git` record: `short` is branch@head (`feature/x@1a2b3c4`), `line` the whole record in a line. */
+  git: z.object({ short: z.string(), line: z.string(), agent: z.string(), at: z.string() }).optional(),
+});
+/** See {@link HeldWorkSchema}. */
+export type HeldWork = z.infer<typeof HeldWorkSchema>;
+
+/**
+ * A live reservation a leaf's paths overlap: the holder, its lease's end, the leaf it holds, and the
+ * first overlapping pair of patterns, `[this leaf's, the holder's]`.
+ */
+export const ReserverSchema = HolderSchema.extend({
+  id: z.string(),
+  name: z.string(),
+  pair: z.tuple([z.string(), z.string()]),
+});
+/** See {@link ReserverSchema}. */
+export type Reserver = z.infer<typeof ReserverSchema>;
+
 /** A leaf in progress held by an agent, live or stale: the session's agents at work. */
 export const AgentAtWorkSchema = HolderSchema.extend({ id: z.string(), name: z.string() });
 /** See {@link AgentAtWorkSchema}. */
@@ -60,6 +87,15 @@ export const TaskRowSchema = z.object({
   blocked_by: z.array(BlockerSchema).optional(),
   /** Unfinished blockers beyond those listed. */
   blocked_more: z.number().int().positive().optional(),
+  /** Where the work of this held leaf is: its paths and branch@head (the dashboard only). */
+  work: HeldWorkSchema.optional(),
+  /**
+   * A leaf that would be ready but for other agents' live reservations: their holders, the first few
+   * (the dashboard only).
+   */
+  reserved_by: z.array(ReserverSchema).optional(),
+  /** Holders beyond those listed. */
+  reserved_more: z.number().int().positive().optional(),
   /** What the call being shown did to this task (the chat view marks it); absent on the dashboard. */
   change: z.enum(["started", "completed", "added", "changed"]).optional(),
 });

@@ -5,13 +5,15 @@
  *
  * Class names and `data-*` attributes here are what the styles and the scripts rely on. Lease times
  * are drawn against `now` (the viewer's clock, in ms): an element with `data-expires` is a claim,
- * marked `stale` once its lease has ended, and its `time.lease` says what is left (lease_dom.ts keeps
- * both current between updates).
+ * marked `stale` once its lease has ended, and its `time.lease` says what is left; an element with
+ * `data-while="live"` (or `"stale"`) is shown only while the lease of its nearest `data-expires` is
+ * live (or has ended). lease_dom.ts keeps all of it current between updates.
  */
 import type {
   AgentAtWork,
   DocumentView,
   Focus,
+  HeldWork,
   Holder,
   MoreRow,
   NamespaceView,
@@ -179,6 +181,89 @@ function blockedNode(row: TaskRow): VElement | null {
   );
 }
 
+/**
+ * Shown only while the lease ending at `expiresAt` is live (`while: "live"`) or once it has ended
+ * (`"stale"`), judged at `now` here and by lease_dom.ts from then on.
+ */
+function whileLease(when: "live" | "stale", expiresAt: string, now: number) {
+  return { "data-while": when, hidden: (when === "live") !== leaseLive(expiresAt, now) };
+}
+
+/**
+ * Where a held leaf's work is: its paths (`src/api/**, docs/api.md +2`), which reserve nothing once
+ * its lease has ended (then said), and its branch@head, the whole git record in its title.
+ */
+function whereNode(work: HeldWork, claim: Holder, now: number): VElement {
+  return h(
+    "span",
+    { class: "where" },
+    work.paths.length > 0 && h(
+      "span",
+      {
+        class: leaseLive(claim.expires_at, now) ? "paths" : "paths stale",
+        "data-expires": claim.expires_at,
+        title: "Paths this claim reserves while its lease is live",
+      },
+      work.paths.map((p, i) => [i > 0 ? ", " : "", h("code", { class: "pattern" }, p)]).flat(),
+      work.paths_more !== undefined && h("span", { class: "paths-more" }, ` +${work.paths_more}`),
+      h(
+        "span",
+        { class: "lapsed", ...whileLease("stale", claim.expires_at, now) },
+        " (not reserved: the lease has ended)",
+      ),
+    ),
+    work.git && h(
+      "span",
+      {
+        class: "branch",
+        title: `Where the work was last seen: ${work.git.line} (by ${work.git.agent} at ${
+          timeLabel(work.git.at)
+        })`,
+      },
+      work.git.short,
+    ),
+  );
+}
+
+/**
+ * A leaf waiting on reservations: `paths reserved by @backend, @ui +1 more`, each holder's task and
+ * overlapping patterns in its title. Shown while the latest of their leases is live; a holder whose
+ * lease has ended is marked stale.
+ */
+function reservedNode(row: TaskRow, now: number): VElement | null {
+  if (!row.reserved_by) return null;
+  const until = row.reserved_by.reduce(
+    (latest, r) => (Date.parse(r.expires_at) > Date.parse(latest) ? r.expires_at : latest),
+    row.reserved_by[0]!.expires_at,
+  );
+  return h(
+    "span",
+    {
+      class: "reserved-by",
+      "data-expires": until,
+      ...whileLease("live", until, now),
+      title: "Waits for other agents' reservations: its paths overlap theirs",
+    },
+    "paths reserved by ",
+    row.reserved_by.map((r, i) => [
+      i > 0 ? ", " : "",
+      h(
+        "span",
+        {
+          class: leaseLive(r.expires_at, now) ? "reserver" : "reserver stale",
+          "data-agent": r.agent,
+          "data-expires": r.expires_at,
+          title: `${r.pair[0]} overlaps ${r.pair[1]} of ${r.name} (${r.id}), reserved until ${
+            timeLabel(r.expires_at)
+          }`,
+        },
+        h("span", { class: "agent" }, `@${r.agent}`),
+      ),
+    ]).flat(),
+    row.reserved_more !== undefined ? ` +${row.reserved_more} more` : "",
+  );
+}
+
 /** One row of the tree: a task (with a fold button when it has subtasks) or a "more" placeholder. */
 export function rowNode(row: Row, now: number = Date.now()): VElement {
   return row.kind === "task" ? taskRowNode(row, now) : moreRowNode(row);
@@ -196,6 +281,7 @@ function taskRowNode(row: TaskRow, now: number): VElement {
   if (row.parallel) classes.push("parallel");
   if (row.blocked_by) classes.push("blocked");
   if (row.claim) classes.push("held");
+  if (row.work && row.claim) classes.push("has-where");
   const folder = row.children > 0;
   return h(
     "li",
@@ -228,7 +314,9 @@ function taskRowNode(row: TaskRow, now: number): VElement {
     h("span", { class: "id" }, row.id),
     row.parallel && h("span", { class: "parallel-mark", title: "Subtasks may run at once" }, "∥ parallel"),
     row.claim && claimNode(row.claim, now),
+    row.work && row.claim && whereNode(row.work, row.claim, now),
     blockedNode(row),
+    reservedNode(row, now),
     row.change && h("span", { class: `change c-${row.change}` }, row.change),
     folder &&
       h(

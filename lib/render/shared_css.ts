@@ -70,6 +70,18 @@ ul, ol { margin: 0; padding-left: 1.2rem; }
 .blocked-by::before { content: "⊘ "; }
 .row.blocked .name { color: var(--muted); }
 .parallel-mark { font-size: .7rem; color: var(--accent); white-space: nowrap; }
+.row.has-where { flex-wrap: wrap; }
+.row.has-where .name { max-width: calc(100% - 3rem); }
+.where { flex: 1 1 14rem; min-width: 0; display: flex; flex-wrap: wrap; align-items: baseline; gap: .1rem .35rem; }
+.paths, .branch { font-size: .75rem; color: var(--muted); font-weight: normal; }
+.pattern, .branch { font-family: ui-monospace, monospace; }
+.branch { background: var(--path); border-radius: 3px; padding: 0 .3rem; white-space: nowrap; }
+.paths.stale .pattern { text-decoration: line-through; }
+.lapsed { color: var(--doing); }
+.reserved-by { font-size: .75rem; color: var(--doing); }
+.reserved-by::before { content: "⊘ "; }
+.reserver.stale .agent { color: var(--muted); text-decoration: line-through; }
+[hidden] { display: none !important; }
 .agents ul { list-style: none; padding: 0; }
 .agents li { padding: .15rem 0; display: flex; flex-wrap: wrap; align-items: baseline; gap: .3rem; font-size: .88rem; }
 .holder { margin: .2rem 0; font-size: .85rem; color: var(--muted); }

@@ -190,12 +190,16 @@ export const EVIL_AGENT = `<img src=x onerror="alert('agent')">`;
 /**
  * A team plan in `sessionId` through MCP, as a lead and its workers make it: a parallel root with
  * four leaves, the API guide blocked by the API; `backend` claims the API, `frontend` the sign-up
- * page (claimTask, the first ready leaf each). Returns the second claim's arguments and whole reply.
+ * page (claimTask, the first ready leaf each). With `paths`, the leaves name the paths they change,
+ * and the end-to-end tests' touch the API's (so they wait on backend's reservation). Returns the second
+ * claim's arguments and whole reply.
  */
 export async function seedTeamPlan(
   client: Client,
   sessionId = "beta",
+  options: { paths?: boolean } = {},
 ): Promise<{ args: Record<string, unknown>; result: ToolResult }> {
+  const paths = (...list: string[]) => (options.paths ? { paths: list } : {});
   await ok(client, "createTask", {
     sessionId,
     id: "launch",
@@ -203,10 +207,15 @@ export async function seedTeamPlan(
     parallel: true,
     completion_criteria: ["Sign-up works end to end"],
     tasks: [
-      { id: "api", name: "Build the API", completion_criteria: ["Every endpoint has a test"] },
-      { id: "signup", name: "Build the sign-up page" },
-      { id: "e2e", name: "Write the end-to-end tests" },
-      { id: "guide", name: "Write the API guide", blocked_by: ["api"] },
+      {
+        id: "api",
+        name: "Build the API",
+        completion_criteria: ["Every endpoint has a test"],
+        ...paths("src/api/", "docs/api.md", "openapi.yaml", "tests/api/"),
+      },
+      { id: "signup", name: "Build the sign-up page", ...paths("src/web/signup/") },
+      { id: "e2e", name: "Write the end-to-end tests", ...paths("tests/e2e/", "src/api/test_client.ts") },
+      { id: "guide", name: "Write the API guide", blocked_by: ["api"], ...paths("docs/guide/") },
     ],
   });
   const backend = await ok<{ task: { id: string } }>(client, "claimTask", { sessionId, agent: "backend" });
@@ -218,13 +227,28 @@ export async function seedTeamPlan(
   return { args, result };
 }
 
+/** Options of {@link bigTeamPlanDocument}. */
+export interface TeamPlanOptions {
+  /** When the leases end, from now (default 30 minutes). */
+  leaseMs?: number;
+  /**
+   * Paths and where the work lives (docs/teams.md): each milestone of phase 5 names `src/m5-K/**` and
+   * `docs/m5-K.md`, `agent-0`'s leaf five paths of its own, each held leaf a `git` record, and
+   * milestone 5.6 runs in parallel, so its other leaves wait on `agent-2`'s reservation.
+   */
+  paths?: boolean;
+}
+
 /**
  * {@link bigPlanDocument} as a team works it: phase 5 parallel, four agents each holding a leaf in
  * progress (`agent-0` the usual active step, the others the first step of the next milestones) with
  * leases ending `leaseMs` from now, milestone 5.8 blocked by 5.4, and every task of phase 6 blocked
- * by phase 5 (each of its rows carries the mark).
+ * by phase 5 (each of its rows carries the mark); with `paths`, see {@link TeamPlanOptions}.
  */
-export function bigTeamPlanDocument(sessionId: string, leaseMs = 30 * 60_000): Record<string, unknown> {
+export function bigTeamPlanDocument(
+  sessionId: string,
+  options: TeamPlanOptions = {},
+): Record<string, unknown> {
   const doc = bigPlanDocument(sessionId) as { sessions: Record<string, TeamTask[]> };
   const phases = doc.sessions[sessionId]!;
   const byId = new Map<string, TeamTask>();
@@ -234,16 +258,40 @@ export function bigTeamPlanDocument(sessionId: string, leaseMs = 30 * 60_000): R
   };
   phases.forEach(index);
   const since = new Date().toISOString();
-  const expires_at = new Date(Date.now() + leaseMs).toISOString();
+  const expires_at = new Date(Date.now() + (options.leaseMs ?? 30 * 60_000)).toISOString();
   byId.get("p5")!.parallel = true;
   for (const [i, id] of ["s5-4-50", "s5-5-0", "s5-6-0", "s5-7-0"].entries()) {
     const leaf = byId.get(id)!;
     leaf.status = "in_progress";
     leaf.claim = { agent: `agent-${i}`, since, expires_at };
     byId.get(id.replace(/^s(\d+-\d+)-\d+$/, "m$1"))!.status = "in_progress";
+    if (options.paths) {
+      leaf.git = {
+        agent: `agent-${i}`,
+        at: since,
+        worktree: `/home/me/shop-agent-${i}`,
+        branch: `feature/agent-${i}`,
+        head: String(i).repeat(40),
+        dirty: ["src/changed.ts"],
+        dirty_count: 1,
+      };
+    }
   }
   byId.get("m5-8")!.blocked_by = ["m5-4"];
   byId.get("p6")!.blocked_by = ["p5"];
+  if (options.paths) {
+    for (const milestone of byId.get("p5")!.tasks) {
+      milestone.paths = [`src/${milestone.id}/**`, `docs/${milestone.id}.md`];
+    }
+    byId.get("s5-4-50")!.paths = [
+      "src/m5-4/a.ts",
+      "src/m5-4/b.ts",
+      "src/m5-4/c.ts",
+      "src/m5-4/d.ts",
+      "docs/m5-4.md",
+    ];
+    byId.get("m5-6")!.parallel = true;
+  }
   return doc;
 }
 
@@ -253,4 +301,6 @@ interface TeamTask extends StoredTask {
   parallel?: boolean;
   blocked_by?: string[];
   claim?: { agent: string; since: string; expires_at: string };
+  paths?: string[];
+  git?: Record<string, unknown>;
 }

@@ -78,6 +78,11 @@ export interface SpawnServerOptions {
   env?: Record<string, string>;
   /** Extra arguments after `main.ts`. */
   args?: string[];
+  /**
+   * Another checkout whose `main.ts` to start (with this checkout's `deno.json`), e.g. one of `main`
+   * for a before/after benchmark; this one by default.
+   */
+  root?: string;
 }
 
 /** Starts `main.ts` on a free loopback port and waits until `/healthz` answers. */
@@ -87,7 +92,9 @@ export function spawnServer(options: SpawnServerOptions = {}): Promise<ServerPro
   const cmd = options.mode === "serve"
     ? { command: Deno.execPath(), args: serveArgs("127.0.0.1", port), cwd: ROOT, env }
     : { command: Deno.execPath(), args: mainArgs(), cwd: ROOT, env };
-  return startHttpProcess({ ...cmd, args: [...cmd.args, ...(options.args ?? [])] }, { port });
+  const main = options.root === undefined ? MAIN : `${options.root}/main.ts`;
+  const args = [...cmd.args.map((arg) => (arg === MAIN ? main : arg)), ...(options.args ?? [])];
+  return startHttpProcess({ ...cmd, args }, { port, label: options.root });
 }
 
 /** How a command run by {@link runToEnd} ended. */

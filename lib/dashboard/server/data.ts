@@ -1,7 +1,8 @@
 /**
  * What the dashboard reads: the namespaces a credential may see (docs/namespaces.md), each a space
  * of the store, and from them the view model (lib/render) of the page, of one session and of a folded
- * part. Read-only.
+ * part. Read-only. The dashboard's rows show where work is (held leaves' paths and branch, leaves
+ * waiting on reservations, judged with this server's clock); the plan view's do not.
  */
 import type { ProgressDoc } from "../../domain/progress_doc.ts";
 import { LIMITS } from "../../domain/limits.ts";
@@ -82,7 +83,10 @@ export class DashboardData {
   ): Promise<ChildrenView | undefined> {
     if (!this.allows(credential, query.namespace)) return undefined;
     const space = this.#store.space(query.namespace);
-    const rows = await space.readTree(query.session, (tree) => tree && childRows(tree, query));
+    const rows = await space.readTree(
+      query.session,
+      (tree) => tree && childRows(tree, query, { work: { now: Date.now() } }),
+    );
     return rows ? { rows } : undefined;
   }
 
@@ -123,6 +127,7 @@ export class DashboardData {
             open: open.slice(0, MAX_OPEN),
             history,
             notes: true,
+            work: { now: Date.now() },
           })
           : null,
     );
