@@ -61,6 +61,13 @@ export const LIMITS = {
   gitTextLength: 1024,
   /** Milliseconds `git` may take for one record; past them it is stopped and nothing is recorded. */
   gitMs: 2000,
+  /**
+   * Milliseconds the commit guard gives git, and then its store (a file, Deno KV or `--url`), before it
+   * says it cannot check (docs/guard.md): a hook must never hold a commit for long.
+   */
+  guardMs: 5000,
+  /** Conflicts the commit guard lists one per line; the rest are counted. */
+  guardLines: 50,
 } as const;
 
 /**
