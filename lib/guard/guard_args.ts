@@ -183,6 +183,11 @@ export function guardSettings(
   const picked: Record<string, string | undefined> = {};
   for (const key of READ) {
     if (byFlag && (key === "filePath" || key === "kvPath")) continue;
+    if (
+      (key === "agent" && flags.agent !== undefined) || (key === "namespace" && flags.namespace !== undefined)
+    ) {
+      continue; // the flag wins: its variable is not even read
+    }
     const name = ENV_NAMES[key]!;
     picked[name] = env[name];
   }

@@ -8,7 +8,6 @@ import { dirname } from "node:path";
 import { LIMITS } from "../domain/limits.ts";
 import type { PathConflict } from "../domain/schemas.ts";
 import { GitError } from "../git/run_git.ts";
-import { readTopLevel } from "../git/work_tree.ts";
 import {
   GUARD_HELP,
   type GuardFlags,
@@ -20,7 +19,7 @@ import { recordedWorkTrees, stagedConflicts } from "./guard_check.ts";
 import { GuardError } from "./guard_error.ts";
 import { GUARD_EXIT, type GuardOutcome, guardVerdict } from "./guard_report.ts";
 import { bakedFlags, guardCommand, guardInvocation, installHook } from "./hook_install.ts";
-import { readStaged, type StagedPath } from "./staged_paths.ts";
+import { readStaged, type StagedCommit } from "./staged_paths.ts";
 
 /** Where a run reads its environment and writes its words; the process's own by default. */
 export interface GuardIo {
@@ -38,11 +37,20 @@ export interface GuardIo {
 function processIo(): GuardIo {
   return {
     env: Deno.env.toObject(),
-    cwd: Deno.cwd(),
+    cwd: workingDirectory(),
     warn: (line) => console.error(line),
     say: (line) => console.log(line),
     now: () => Date.now(),
   };
+}
+
+/** The working directory, or `.` where Deno may not read it (git then runs there all the same). */
+function workingDirectory(): string {
+  try {
+    return Deno.cwd();
+  } catch {
+    return ".";
+  }
 }
 
 /** Runs the guard with `args` (what follows `guard`); returns the exit code (docs/guard.md "Exit codes"). */
@@ -79,18 +87,22 @@ export async function runGuard(args: readonly string[], io: GuardIo = processIo(
   return verdict.code;
 }
 
-/** Runs `step`; a {@link GuardError} or {@link GitError} it throws becomes an outcome. */
+/**
+ * Runs `step`; what it throws becomes an outcome. Anything but a usage error means the guard could not
+ * check (a permission Deno refused, a failure of ours): one line, and exit 0 or 2 as `--strict` says,
+ * never the 1 that would read as a conflict.
+ */
 async function settled(step: () => Promise<GuardOutcome | number>): Promise<GuardOutcome | number> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof GuardError) {
-      return error.kind === "usage"
-        ? { kind: "usage", message: error.message }
-        : { kind: "unreachable", reason: error.message };
+    if (error instanceof GuardError && error.kind === "usage") {
+      return { kind: "usage", message: error.message };
     }
-    if (error instanceof GitError) return { kind: "unreachable", reason: error.message };
-    throw error;
+    if (error instanceof GuardError || error instanceof GitError) {
+      return { kind: "unreachable", reason: error.message };
+    }
+    return { kind: "unreachable", reason: `it failed: ${(error as Error)?.message ?? error}` };
   }
 }
 
@@ -106,23 +118,30 @@ export function startDirectory(env: Record<string, string | undefined>, cwd: str
   const main = new URL(Deno.mainModule);
   if (main.protocol !== "file:") return cwd;
   const project = dirname(decodeURIComponent(main.pathname.replace(/^\/([A-Za-z]:)/, "$1")));
-  return cwd === project ? init : cwd;
+  return cwd === project || realPath(cwd) === realPath(project) ? init : cwd;
+}
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The check: git first (the work tree, the staged paths), then the store, within the time allowed. */
 async function check(settings: GuardSettings, startDir: string, now: () => number): Promise<GuardOutcome> {
   const timeoutMs = LIMITS.guardMs;
-  let top: string;
-  let staged: StagedPath[];
+  let commit: StagedCommit;
   try {
-    top = await readTopLevel(startDir, { timeoutMs });
-    staged = await readStaged(startDir, { timeoutMs });
+    commit = await readStaged(startDir, { timeoutMs });
   } catch (error) {
     if (error instanceof GitError && error.reason === "not-a-work-tree") {
       throw new GuardError("unreachable", `${startDir} is not in a git work tree`);
     }
     throw error;
   }
+  const { top, staged } = commit;
   if (staged.length === 0) return { kind: "checked", conflicts: [], staged };
   const paths = staged.map((s) => s.path);
   let timer: ReturnType<typeof setTimeout> | undefined;

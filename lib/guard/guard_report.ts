@@ -54,11 +54,13 @@ export function guardVerdict(outcome: GuardOutcome, options: VerdictOptions): Gu
   }
   if (outcome.conflicts.length === 0) return { code: GUARD_EXIT.ok, lines: [] };
   const lines = conflictLines(outcome.conflicts, outcome.staged, options);
+  const one = new Set(outcome.conflicts.map((c) => `${c.agent}\0${c.task_id}`)).size === 1;
   lines.push(
     options.warn
       ? "Going ahead anyway (--warn)."
-      : "Commit refused. Wait until those tasks are done or their leases run out, or leave the paths out " +
-        "(git restore --staged PATH); git commit --no-verify skips this check.",
+      : `Commit refused: wait until ${one ? "that task is" : "those tasks are"} done or ${
+        one ? "its lease runs" : "their leases run"
+      } out, or leave the paths out (git restore --staged PATH). git commit --no-verify skips this check.`,
   );
   return { code: options.warn ? GUARD_EXIT.ok : GUARD_EXIT.conflicts, lines };
 }

@@ -10,7 +10,8 @@
  * parents: what the merge took whole from one side is that side's work, not this commit's (as the
  * pre-commit framework checks only the files a merge had to reconcile).
  */
-import { GitError, runGit } from "../git/run_git.ts";
+import { isAbsolute, resolve } from "node:path";
+import { runGit } from "../git/run_git.ts";
 
 /** One path a commit changes, with git's status letter (`A`, `M`, `D`, `T`, `U`, …). */
 export interface StagedPath {
@@ -24,6 +25,14 @@ export interface ReadStagedOptions {
   timeoutMs?: number;
 }
 
+/** What a commit being made in a work tree changes, and where that work tree is. */
+export interface StagedCommit {
+  /** The work tree's top directory, as git writes it (`git rev-parse --show-toplevel`). */
+  top: string;
+  /** The paths the commit changes, in git's order (by path). */
+  staged: StagedPath[];
+}
+
 const DIFF = [
   "diff",
   "--cached",
@@ -35,34 +44,33 @@ const DIFF = [
 ];
 
 /**
- * The paths the commit being made in `dir` changes, in git's order (by path). Throws a
- * {@link GitError} (run_git.ts) when git gives nothing: not a work tree, no git, no permission, a hang.
+ * The commit being made in `dir`: two git runs, one `rev-parse` (the top directory, and where
+ * `MERGE_HEAD` would be) and one `diff` (two while a merge is concluded). Throws a `GitError`
+ * (run_git.ts) when git gives nothing: not a work tree, no git, no permission, a hang.
  */
-export async function readStaged(dir: string, options: ReadStagedOptions = {}): Promise<StagedPath[]> {
-  const run = (args: readonly string[]) => runGit(args, { cwd: dir, timeoutMs: options.timeoutMs });
-  const decoder = new TextDecoder();
+export async function readStaged(dir: string, options: ReadStagedOptions = {}): Promise<StagedCommit> {
+  const run = async (args: readonly string[]) =>
+    new TextDecoder().decode(await runGit(args, { cwd: dir, timeoutMs: options.timeoutMs }));
   // rev-parse first: outside a repository `git diff` is `git diff --no-index`, which fails otherwise.
-  const merging = await mergeHead(dir, options);
-  const staged = parseNameStatus(decoder.decode(await run(DIFF)));
-  if (!merging || staged.length === 0) return staged;
-  const fromOther = new Set(
-    parseNameStatus(decoder.decode(await run([...DIFF, merging]))).map((s) => s.path),
-  );
-  return staged.filter((s) => fromOther.has(s.path));
+  const paths = (await run(["rev-parse", "--show-toplevel", "--git-path", "MERGE_HEAD"])).replace(/\n$/, "");
+  // One path a line; the top directory's own name may hold a newline, so it is all but the last line.
+  const cut = paths.lastIndexOf("\n");
+  const top = paths.slice(0, cut);
+  const mergeHeadPath = paths.slice(cut + 1);
+  const merging = await mergeHead(isAbsolute(mergeHeadPath) ? mergeHeadPath : resolve(dir, mergeHeadPath));
+  const staged = parseNameStatus(await run(DIFF));
+  if (!merging || staged.length === 0) return { top, staged };
+  const fromOther = new Set(parseNameStatus(await run([...DIFF, merging])).map((s) => s.path));
+  return { top, staged: staged.filter((s) => fromOther.has(s.path)) };
 }
 
-/** The commit `MERGE_HEAD` names while a merge is being concluded, else undefined. */
-async function mergeHead(dir: string, options: ReadStagedOptions): Promise<string | undefined> {
+/** The commit the `MERGE_HEAD` file names while a merge is being concluded, else undefined. */
+async function mergeHead(path: string): Promise<string | undefined> {
   try {
-    const out = await runGit(["rev-parse", "-q", "--verify", "MERGE_HEAD^{commit}"], {
-      cwd: dir,
-      timeoutMs: options.timeoutMs,
-    });
-    return new TextDecoder().decode(out).trim() || undefined;
-  } catch (error) {
-    // No MERGE_HEAD: rev-parse -q --verify fails quietly. Anything else is the diff's to report.
-    if (error instanceof GitError && error.reason === "failed") return undefined;
-    throw error;
+    const id = (await Deno.readTextFile(path)).split("\n")[0]!.trim();
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id) ? id : undefined;
+  } catch {
+    return undefined; // no merge in progress
   }
 }
 

@@ -14,7 +14,6 @@
 import { DEFAULTS } from "../config.ts";
 import type { TaskTree } from "../domain/task_tree.ts";
 import { parseStoreText } from "../store/json_file_store.ts";
-import { KvSpace } from "../store/kv/kv_space.ts";
 import { AGAIN, isLocked, retry } from "../store/kv/retry.ts";
 import { GuardError } from "./guard_error.ts";
 
@@ -77,6 +76,8 @@ export async function readKvTree(path: string, options: StoreReadOptions): Promi
     new GuardError("unreachable", `cannot ${what} Deno KV ${path}: ${(error as Error).message ?? error}`, {
       cause: error,
     });
+  // The KV store's modules only for a KV read: a file read never loads them.
+  const { KvSpace } = await import("../store/kv/kv_space.ts");
   const kv = await whileLocked(() => Deno.openKv(path), options.timeoutMs).catch((error) => {
     throw busy("open")(error);
   });

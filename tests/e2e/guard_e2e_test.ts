@@ -132,7 +132,7 @@ for (const kind of ["FILE_PATH", "KV_PATH"] as const) {
       'checklist-mcp guard: 1 staged path is reserved by another agent in session "shop":',
     );
     assert.match(said[1]!, REFUSED);
-    assert.match(said[2]!, /^Commit refused\./);
+    assert.match(said[2]!, /^Commit refused: wait until that task is done/);
     assert.equal(said.length, 3);
     if (before) assert.deepEqual(await Deno.readFile(store[kind]!), before, "the guard wrote nothing");
 

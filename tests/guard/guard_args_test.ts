@@ -72,6 +72,9 @@ Deno.test("settings: a flag wins over its variable, a store flag over both store
     kind: "kv",
     path: ":memory:",
   });
+  const invalid = { FILE_PATH: "t.json", CHECKLIST_AGENT: "not a name", CHECKLIST_NAMESPACE: "no/slash" };
+  const flagged = guardSettings(parseGuardFlags(["--agent", "ui", "--namespace", "team"]), invalid, "/r");
+  assert.deepEqual([flagged.agent, flagged.namespace], ["ui", "team"], "a flag's variable is not even read");
   assert.throws(
     () => guardSettings(parseGuardFlags([]), { FILE_PATH: "a", KV_PATH: "b" }, "/repo"),
     (error: unknown) =>

@@ -32,7 +32,11 @@ Deno.test("conflicts are listed with path, holder, task, pattern and time left, 
     '  src/api/users.ts: agent "backend" reserves src/api/** for task "Build API" (api), 12 min left',
     '  src/api/old.ts (deleted): agent "ui" reserves src/api/** for task "Build API" (api), 2 h 5 min left',
   ]);
-  assert.match(verdict.lines[3]!, /^Commit refused\..*--no-verify/);
+  assert.equal(
+    verdict.lines[3],
+    "Commit refused: wait until those tasks are done or their leases run out, or leave the paths out " +
+      "(git restore --staged PATH). git commit --no-verify skips this check.",
+  );
   const warned = guardVerdict({ kind: "checked", conflicts, staged }, { ...OPTIONS, warn: true });
   assert.equal(warned.code, 0, "--warn prints the same and lets the commit go ahead");
   assert.deepEqual(warned.lines.slice(0, 3), verdict.lines.slice(0, 3));

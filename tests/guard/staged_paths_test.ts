@@ -24,17 +24,21 @@ Deno.test("the staged paths of a real repository: first commit, changes, a delet
   await repo.write("src/api/users.ts", "users\n");
   await repo.write("README.md", "readme\n");
   await repo.git("add", "-A");
-  assert.deepEqual(await readStaged(repo.dir), [
+  assert.deepEqual((await readStaged(repo.dir)).staged, [
     { path: "README.md", status: "A" },
     { path: "src/api/users.ts", status: "A" },
   ], "before the first commit every staged path counts");
   await repo.commit("init");
-  assert.deepEqual(await readStaged(repo.dir), []);
+  assert.deepEqual(
+    await readStaged(`${repo.dir}/src/api`),
+    { top: repo.dir, staged: [] },
+    "from a subdirectory",
+  );
   await repo.git("config", "--local", "diff.renames", "true");
   await repo.git("mv", "src/api/users.ts", "src/accounts.ts");
   await repo.git("rm", "-q", "README.md");
   await repo.write("notes.txt", "unstaged, not counted\n");
-  assert.deepEqual(await readStaged(repo.dir), [
+  assert.deepEqual((await readStaged(repo.dir)).staged, [
     { path: "README.md", status: "D" },
     { path: "src/accounts.ts", status: "A" },
     { path: "src/api/users.ts", status: "D" },
@@ -59,7 +63,7 @@ Deno.test("concluding a merge, only paths that differ from both parents count", 
   await repo.git("add", "both.ts");
   const all = await repo.git("diff", "--cached", "--name-only");
   assert.deepEqual(all.trim().split("\n"), ["both.ts", "theirs.ts"], "against HEAD the merge changes both");
-  assert.deepEqual(await readStaged(repo.dir), [{ path: "both.ts", status: "M" }]);
+  assert.deepEqual((await readStaged(repo.dir)).staged, [{ path: "both.ts", status: "M" }]);
 });
 
 Deno.test("outside a work tree git gives nothing: a GitError that says so", async () => {
