@@ -1,6 +1,7 @@
 /**
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
- * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy.
+ * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy. `main.ts guard …` (the
+ * binary's `checklist-mcp guard`, `deno task guard`) is the commit guard, loaded only then.
  */
 import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
@@ -305,7 +306,11 @@ export default {
 // So: when the arguments, a compiled binary or the command line (Linux, where Deno lets us read it)
 // say `deno run`, serve at once and keep the module awaiting; otherwise wait one tick and start only
 // if `deno serve` has not taken over (and Deno warns). On Deploy the platform serves the default export.
-if (import.meta.main) {
+if (import.meta.main && Deno.args[0] === "guard") {
+  // Awaited at the top level, so Deno never suggests `deno serve` for a guard run.
+  const { runGuard } = await import("./lib/guard/guard_main.ts");
+  Deno.exit(await runGuard(Deno.args.slice(1)));
+} else if (import.meta.main) {
   const run = Deno.args.includes("--stdio") || Deno.args.includes("--http") || Deno.build.standalone;
   const subcommand = run ? "run" : denoSubcommand();
   if (subcommand === "run") await main(Deno.args);

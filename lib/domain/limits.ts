@@ -80,6 +80,13 @@ export const LIMITS = {
    * network holds): about 1,000 notifications; past it the stream is ended as a slow reader.
    */
   listenQueueBytes: 256 * 1024,
+  /**
+   * Milliseconds the commit guard gives git, and then its store (a file, Deno KV or `--url`), before it
+   * says it cannot check (docs/guard.md): a hook must never hold a commit for long.
+   */
+  guardMs: 5000,
+  /** Conflicts the commit guard lists one per line; the rest are counted. */
+  guardLines: 50,
 } as const;
 
 /**

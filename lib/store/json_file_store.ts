@@ -228,36 +228,9 @@ export class JsonFileStore implements Store {
   }
 
   #parse(text: string): { state: StoreState; bareArray: boolean } {
-    if (text.trim() === "") return { state: new StoreState(), bareArray: false };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new StoreOpenError(
-        `FILE_PATH ${this.path} is not valid JSON (${
-          (error as Error).message
-        }). Fix or move the file; it was left untouched.`,
-      );
-    }
-    const renames: string[] = [];
-    if (mayHoldLoneSurrogates(text)) json = repairOldNames(json, (message) => renames.push(message));
-    const parsed = validateStoreFile(json);
-    if (parsed.problem !== undefined) {
-      throw new StoreOpenError(
-        `FILE_PATH ${this.path} does not hold a task store: ${parsed.problem}. Fix or move the file; it was left untouched.`,
-      );
-    }
-    try {
-      const { state, repairs } = stateFromFile(parsed.data);
-      for (const repair of [...renames, ...repairs]) this.#onRepair(repair);
-      return { state, bareArray: Array.isArray(parsed.data) };
-    } catch (error) {
-      throw new StoreOpenError(
-        `FILE_PATH ${this.path} is inconsistent: ${
-          (error as Error).message
-        } Fix or move the file; it was left untouched.`,
-      );
-    }
+    const { state, bareArray, repairs } = parseStoreText(text, this.path);
+    for (const repair of repairs) this.#onRepair(repair);
+    return { state, bareArray };
   }
 
   async #write(target: string): Promise<void> {
@@ -271,4 +244,46 @@ function randomRev(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Reads the text of a store file at `path` (named in messages): an empty text is an empty store; a
+ * bare array of tasks loads as session `default` (`bareArray`). Returns the state with the repairs
+ * loading needed (names an older version stored with lone surrogates, invariants). Throws
+ * {@link StoreOpenError} when the text is not JSON, not a store, or inconsistent. The commit guard
+ * reads a file with it too, without opening a store.
+ */
+export function parseStoreText(
+  text: string,
+  path: string,
+): { state: StoreState; bareArray: boolean; repairs: string[] } {
+  if (text.trim() === "") return { state: new StoreState(), bareArray: false, repairs: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new StoreOpenError(
+      `FILE_PATH ${path} is not valid JSON (${
+        (error as Error).message
+      }). Fix or move the file; it was left untouched.`,
+    );
+  }
+  const renames: string[] = [];
+  if (mayHoldLoneSurrogates(text)) json = repairOldNames(json, (message) => renames.push(message));
+  const parsed = validateStoreFile(json);
+  if (parsed.problem !== undefined) {
+    throw new StoreOpenError(
+      `FILE_PATH ${path} does not hold a task store: ${parsed.problem}. Fix or move the file; it was left untouched.`,
+    );
+  }
+  try {
+    const { state, repairs } = stateFromFile(parsed.data);
+    return { state, bareArray: Array.isArray(parsed.data), repairs: [...renames, ...repairs] };
+  } catch (error) {
+    throw new StoreOpenError(
+      `FILE_PATH ${path} is inconsistent: ${
+        (error as Error).message
+      } Fix or move the file; it was left untouched.`,
+    );
+  }
 }

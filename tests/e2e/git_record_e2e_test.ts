@@ -10,15 +10,10 @@ import assert from "node:assert/strict";
 import type { GitRecord, TakeContext } from "../../lib/domain/schemas.ts";
 import { call, ok, spawnStdio, startHttp, textOf } from "../support/harness.ts";
 import { gitPlace } from "../support/git_repos.ts";
-import { CONFIG, ROOT } from "../support/paths.ts";
+import { ROOT } from "../support/paths.ts";
+import { taskPermissions } from "../support/server_process.ts";
 import type { Client } from "../support/sdk_client.ts";
 import { sleep } from "../support/time.ts";
-
-/** The permission flags of a deno.json task (`deno run FLAGS main.ts …`). */
-async function taskPermissions(name: string): Promise<string[]> {
-  const { tasks } = JSON.parse(await Deno.readTextFile(CONFIG)) as { tasks: Record<string, string> };
-  return tasks[name]!.split(/\s+/).filter((word) => word.startsWith("--allow-") || word === "-A");
-}
 
 async function gitOf(client: Client, id: string, sessionId = "s"): Promise<GitRecord | undefined> {
   const { task } = await ok<{ task: { git?: GitRecord } }>(client, "getTask", { sessionId, id });

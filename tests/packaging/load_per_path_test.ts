@@ -74,3 +74,22 @@ Deno.test("the HTTP path loads the SDK v2 server, never the maintenance line", a
   assert.ok(packages.some((s) => s.includes("@modelcontextprotocol/server")));
   assert.deepEqual(packages.filter((s) => s.includes("@modelcontextprotocol/sdk")), []);
 });
+
+Deno.test("the guard's path (main.ts guard) loads no HTTP, access or dashboard code, and the MCP client only for --url", async () => {
+  const graph = await staticGraph([MAIN, `${ROOT}/lib/guard/guard_main.ts`]);
+  const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
+    s.slice(pathToFileURL(ROOT).href.length)
+  );
+  assert.ok(
+    project.includes("/lib/guard/staged_paths.ts"),
+    `the walk found the guard: ${project.join(", ")}`,
+  );
+  const forbidden = [
+    /^\/lib\/http\//,
+    /^\/lib\/auth\//,
+    /^\/lib\/dashboard\//,
+    /^\/lib\/guard\/remote_check\.ts$/,
+  ];
+  assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
+  assert.deepEqual([...graph].filter((s) => s.includes("@modelcontextprotocol/client")), []);
+});

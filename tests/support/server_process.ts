@@ -15,6 +15,12 @@ export function mainArgs(args: readonly string[] = [], permissions: readonly str
   return ["run", ...permissions, "--config", CONFIG, MAIN, ...args];
 }
 
+/** The permission flags of a deno.json task (`deno run FLAGS main.ts …`), as the task runs it. */
+export async function taskPermissions(name: string): Promise<string[]> {
+  const { tasks } = JSON.parse(await Deno.readTextFile(CONFIG)) as { tasks: Record<string, string> };
+  return tasks[name]!.split(/\s+/).filter((word) => word.startsWith("--allow-") || word === "-A");
+}
+
 /** The arguments of `deno serve -A --config deno.json --host HOST --port PORT main.ts`. */
 export function serveArgs(host: string, port: number): string[] {
   return ["serve", "-A", "--config", CONFIG, "--host", host, "--port", String(port), MAIN];
