@@ -149,11 +149,13 @@ async function serveStdio(runtime: Runtime): Promise<string> {
 
 /** Serves HTTP until a signal stops it; returns why it ended. */
 async function serveHttp(runtime: Runtime): Promise<string> {
-  const [{ createApp }, { serveHttp: listen }, { isLoopbackAddress }] = await Promise.all([
-    import("./lib/http/app.ts"),
-    import("./lib/http/serve.ts"),
-    import("./lib/http/guards.ts"),
-  ]);
+  const [{ createApp }, { serveHttp: listen }, { isLoopbackAddress }, { LISTENER_OPTIONS }] = await Promise
+    .all([
+      import("./lib/http/app.ts"),
+      import("./lib/listener/serve.ts"),
+      import("./lib/http/guards.ts"),
+      import("./lib/http/listener_options.ts"),
+    ]);
   const { config, log } = runtime;
   const { app, close } = createApp({ ...runtime, makeServer: serverFactory(runtime) });
   const server = await listen({
@@ -161,6 +163,7 @@ async function serveHttp(runtime: Runtime): Promise<string> {
     port: config.port,
     fetch: app.fetch,
     log,
+    ...LISTENER_OPTIONS,
     onListen: ({ hostname, port }) => logListening(runtime, isLoopbackAddress(hostname), hostname, port),
   });
   const stop = async () => {

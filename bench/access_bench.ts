@@ -11,7 +11,8 @@
  */
 import { Authenticator } from "../lib/auth/authenticator.ts";
 import { createApp } from "../lib/http/app.ts";
-import { serveHttp } from "../lib/http/serve.ts";
+import { serveHttp } from "../lib/listener/serve.ts";
+import { LISTENER_OPTIONS } from "../lib/http/listener_options.ts";
 import { createLogger } from "../lib/log.ts";
 import { createServer } from "../lib/mcp/server.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
@@ -63,8 +64,14 @@ async function subject(
   let send = async (init: RequestInit) => await app.request(ENDPOINT, init);
   let close = made.close;
   if (socket) {
-    // The listener `deno run` serves with (lib/http/serve.ts); fetch keeps the connection alive.
-    const listener = await serveHttp({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, log });
+    // The listener `deno run` serves with (lib/listener/serve.ts); fetch keeps the connection alive.
+    const listener = await serveHttp({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: app.fetch,
+      log,
+      ...LISTENER_OPTIONS,
+    });
     const url = `http://127.0.0.1:${listener.port}/mcp`;
     send = (init) => fetch(url, init);
     close = async () => {

@@ -1,6 +1,6 @@
 /**
- * The HTTP/1.1 listener of `deno run` (lib/http/serve.ts) against Deno's own (`deno serve`), both
- * serving the same echo app (tests/http/fixtures/echo_server.ts), for issue 29:
+ * The HTTP/1.1 listener of `deno run` (lib/listener/serve.ts) against Deno's own (`deno serve`), both
+ * serving the same echo app (tests/listener/fixtures/echo_server.ts), for issue 29:
  *
  * - CPU per dripped byte of a request head: many connections each send a head one byte at a time, at a
  *   fixed pace, so every byte is its own read on the server; the server's CPU time (all its threads,
@@ -17,8 +17,8 @@
  *   deno task bench:listener [--rounds=5] [--drip-connections=64] [--idle=1000] [--clients=1,4,16]
  *     [--seconds=1.5] [--only=drip,idle,throughput] [--other=DIR]
  *
- * `--other=DIR` adds the listener of another checkout (`DIR/lib/http/serve.ts`) as a third server, for a
- * before/after.
+ * `--other=DIR` adds the listener of another checkout (`DIR/lib/listener/serve.ts`, or
+ * `DIR/lib/http/serve.ts` where it predates issue 36) as a third server, for a before/after.
  */
 import { freePort } from "../tests/support/processes.ts";
 import { ROOT } from "../tests/support/paths.ts";
@@ -40,7 +40,7 @@ const CLIENTS = option("clients", "1,4,16").split(",").map(Number);
 const SECONDS = Number(option("seconds", "1.5"));
 const ONLY = new Set(option("only", "drip,idle,throughput").split(","));
 const OTHER = Deno.args.find((a) => a.startsWith("--other="))?.slice("--other=".length);
-const ECHO = `${ROOT}/tests/http/fixtures/echo_server.ts`;
+const ECHO = `${ROOT}/tests/listener/fixtures/echo_server.ts`;
 const note = (line: string) => console.error(`[listener] ${line}`);
 const encoder = new TextEncoder();
 
@@ -91,7 +91,7 @@ const denoServe: Contender = {
 };
 
 const contenders: Contender[] = [ours("ours (this checkout)"), denoServe];
-if (OTHER) contenders.push(ours(`ours at ${OTHER}`, `${OTHER}/lib/http/serve.ts`));
+if (OTHER) contenders.push(ours(`ours at ${OTHER}`, otherListener(OTHER)));
 
 /** A connection that sends one GET at a time and reads each answer (length-framed) to its end. */
 class KeepAlive {
@@ -359,3 +359,13 @@ if (ONLY.has("throughput")) {
 
 note(`load average at end: ${await load()}`);
 console.log(sections.join("\n\n"));
+
+/** The listener of the checkout at `dir`: in lib/listener/ since issue 36, in lib/http/ before. */
+function otherListener(dir: string): string {
+  try {
+    Deno.statSync(`${dir}/lib/listener/serve.ts`);
+    return `${dir}/lib/listener/serve.ts`;
+  } catch {
+    return `${dir}/lib/http/serve.ts`;
+  }
+}

@@ -199,7 +199,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.onError((error, c) => {
     // The client cut its body off or broke its framing (the listener aborted the request's signal
     // before the read failed): the client's mistake, not the server's, and under `deno run` the
-    // listener has answered it already (lib/http/client_mistakes.ts counts them).
+    // listener has answered it already (lib/listener/client_mistakes.ts counts them).
     if (c.req.raw.signal.aborted) {
       log.debug("request body cut off or malformed", { path: c.req.path });
       return c.json(errorReply(SERVER_ERROR, "Bad Request: the body was cut off"), 400);

@@ -15,7 +15,7 @@ export type BodyRead = { body: unknown; refused?: undefined } | { refused: Respo
 
 /**
  * Reads `request`'s body as JSON-RPC within `timeoutMs`. Too slow: `408` (under `deno run` the
- * listener, lib/http/serve.ts, has already answered and closed the connection by then). Not JSON:
+ * listener, lib/listener/serve.ts, has already answered and closed the connection by then). Not JSON:
  * `400` with a parse error; JSON that is not a message (or an empty batch): `400`, invalid request.
  * Other read errors (the body limit's) are thrown on.
  */

@@ -2,10 +2,11 @@
  * The Host/Origin guard and absolute-form targets (RFC 9112 section 3.2.2): `GET http://evil.example/
  * HTTP/1.1` with `Host: 127.0.0.1` is a request for evil.example, so the guard judges that host, under
  * our listener (which hands the app the target's host as URL and `Host`) and behind one that builds the
- * URL from the target but keeps the `Host` sent (Deno's, as tests/http/differential_test.ts shows).
+ * URL from the target but keeps the `Host` sent (Deno's, as tests/listener/differential_test.ts shows).
  */
 import assert from "node:assert/strict";
-import { serveHttp } from "../../lib/http/serve.ts";
+import { serveHttp } from "../../lib/listener/serve.ts";
+import { LISTENER_OPTIONS } from "../../lib/http/listener_options.ts";
 import { quietLogger } from "../support/logs.ts";
 import { initializeBody, makeApp, MCP_HEADERS } from "../support/http.ts";
 import { exchange, statuses } from "../support/raw_http.ts";
@@ -17,6 +18,7 @@ Deno.test("under our listener, an absolute-form target's host is what the guard 
     port: 0,
     fetch: app.app.fetch,
     log: quietLogger(),
+    ...LISTENER_OPTIONS,
   });
   try {
     const host = `127.0.0.1:${server.port}`;

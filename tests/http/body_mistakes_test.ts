@@ -3,7 +3,8 @@
  * or one cut off mid-chunk, is logged below error level, so no client can flood the error log.
  */
 import assert from "node:assert/strict";
-import { serveHttp } from "../../lib/http/serve.ts";
+import { serveHttp } from "../../lib/listener/serve.ts";
+import { LISTENER_OPTIONS } from "../../lib/http/listener_options.ts";
 import { makeApp } from "../support/http.ts";
 import { recordingLogger } from "../support/logs.ts";
 import { Raw } from "../support/raw_http.ts";
@@ -15,7 +16,13 @@ const HEAD = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application
 Deno.test("a chunked /mcp body with broken framing, or cut off, logs nothing at error level", async () => {
   const { log, records } = recordingLogger();
   await using app = makeApp({}, { log });
-  const server = await serveHttp({ hostname: "127.0.0.1", port: 0, fetch: app.app.fetch, log });
+  const server = await serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: app.app.fetch,
+    log,
+    ...LISTENER_OPTIONS,
+  });
   try {
     await using broken = await Raw.open(server.port);
     await broken.write(`${HEAD}5\r\n{"a":XX`);

@@ -68,7 +68,7 @@ Deno.test("a body that has not arrived in time is 408 and the server closes the 
     command: Deno.execPath(),
     args: ["run", "-A", "--config", `${ROOT}/deno.json`, `${ROOT}/tests/http/fixtures/short_body_timeout.ts`],
     cwd: ROOT,
-    // Clients' mistakes are debug lines (and a count once a minute): lib/http/client_mistakes.ts.
+    // Clients' mistakes are debug lines (and a count once a minute): lib/listener/client_mistakes.ts.
     env: serverEnv({ PORT: String(port), BODY_TIMEOUT_MS: "400", LOG_LEVEL: "debug" }),
   }, { port });
   try {

@@ -40,7 +40,7 @@ async function staticGraph(roots: string[]): Promise<Set<string>> {
   return seen;
 }
 
-Deno.test("the stdio path loads no HTTP, access, dashboard or plan-view document code, and of npm only the SDK v2 server, zod and the MCP Apps names", async () => {
+Deno.test("the stdio path loads no HTTP, listener, access, dashboard or plan-view document code, and of npm only the SDK v2 server, zod and the MCP Apps names", async () => {
   const graph = await staticGraph([MAIN, `${ROOT}/lib/mcp/stdio_serve.ts`]);
   const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
     s.slice(pathToFileURL(ROOT).href.length)
@@ -48,6 +48,7 @@ Deno.test("the stdio path loads no HTTP, access, dashboard or plan-view document
   assert.ok(project.includes("/lib/mcp/server.ts"), `the walk found the server: ${project.join(", ")}`);
   const forbidden = [
     /^\/lib\/http\//,
+    /^\/lib\/listener\//,
     /^\/lib\/auth\//,
     /^\/lib\/dashboard\//,
     /^\/lib\/plan_view\/(assets|browser)\//,
@@ -65,9 +66,12 @@ Deno.test("the stdio path loads no HTTP, access, dashboard or plan-view document
 });
 
 Deno.test("the HTTP path loads the SDK v2 server, never the maintenance line", async () => {
-  const roots = ["lib/http/app.ts", "lib/http/serve.ts", "lib/http/guards.ts"].map((path) =>
-    `${ROOT}/${path}`
-  );
+  const roots = [
+    "lib/http/app.ts",
+    "lib/listener/serve.ts",
+    "lib/http/guards.ts",
+    "lib/http/listener_options.ts",
+  ].map((path) => `${ROOT}/${path}`);
   const graph = await staticGraph([MAIN, ...roots]);
   assert.ok([...graph].some((s) => s.endsWith("/lib/mcp/http_endpoint.ts")), "the walk found the endpoint");
   const packages = [...graph].filter((s) => s.startsWith("npm:"));
@@ -75,7 +79,7 @@ Deno.test("the HTTP path loads the SDK v2 server, never the maintenance line", a
   assert.deepEqual(packages.filter((s) => s.includes("@modelcontextprotocol/sdk")), []);
 });
 
-Deno.test("the guard's path (main.ts guard) loads no HTTP, access or dashboard code, and the MCP client only for --url", async () => {
+Deno.test("the guard's path (main.ts guard) loads no HTTP, listener, access or dashboard code, and the MCP client only for --url", async () => {
   const graph = await staticGraph([MAIN, `${ROOT}/lib/guard/guard_main.ts`]);
   const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
     s.slice(pathToFileURL(ROOT).href.length)
@@ -86,6 +90,7 @@ Deno.test("the guard's path (main.ts guard) loads no HTTP, access or dashboard c
   );
   const forbidden = [
     /^\/lib\/http\//,
+    /^\/lib\/listener\//,
     /^\/lib\/auth\//,
     /^\/lib\/dashboard\//,
     /^\/lib\/guard\/remote_check\.ts$/,

@@ -1,6 +1,6 @@
 /**
  * Chunked request bodies (RFC 9112 section 7.1), strict, for the listener of `deno run`
- * (lib/http/serve.ts): decoded as their bytes arrive. Pure. Chunk extensions and trailers are checked
+ * (lib/listener/serve.ts): decoded as their bytes arrive. Pure. Chunk extensions and trailers are checked
  * for framing and ignored; broken framing is refused (the connection is closed after it).
  */
 import { HTTP1_LIMITS, type Refusal, TOKEN } from "./http1.ts";

@@ -1,17 +1,18 @@
 /**
- * The `deno run` listener (lib/http/serve.ts) on a real socket: how it writes answers (each socket
+ * The `deno run` listener (lib/listener/serve.ts) on a real socket: how it writes answers (each socket
  * write costs more than its bytes, so a one-event answer goes out whole) and how it feeds request
  * bodies to the app.
  */
 import assert from "node:assert/strict";
-import { type HttpListener, serveHttp } from "../../lib/http/serve.ts";
+import { type HttpListener, serveHttp } from "../../lib/listener/serve.ts";
+import { LISTENER_OPTIONS } from "../../lib/http/listener_options.ts";
 import { quietLogger } from "../support/logs.ts";
 
 const SSE = { "content-type": "text/event-stream" };
 const encoder = new TextEncoder();
 
 async function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<HttpListener> {
-  return await serveHttp({ hostname: "127.0.0.1", port: 0, fetch, log: quietLogger() });
+  return await serveHttp({ hostname: "127.0.0.1", port: 0, fetch, log: quietLogger(), ...LISTENER_OPTIONS });
 }
 
 /** Sends `request` on a new connection; reads until the server closes it, or until `until` matches. */

@@ -1,5 +1,5 @@
 /**
- * Which request targets and methods the listener of `deno run` (lib/http/serve.ts) hands to the app, and
+ * Which request targets and methods the listener of `deno run` (lib/listener/serve.ts) hands to the app, and
  * the URL the app sees for a target. Pure.
  *
  * The rule: the app sees the method and the target exactly as the client sent them, or the request is

@@ -1,13 +1,15 @@
 /**
- * The `deno run` listener (lib/http/serve.ts) on real sockets, one rule a test: strict framing
+ * The `deno run` listener (lib/listener/serve.ts) on real sockets, one rule a test: strict framing
  * answered and closed, keep-alive and pipelining, chunked bodies, `Expect: 100-continue`, HEAD,
  * event streams, the head / body / idle deadlines, the handler's failures, shutdown.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createApp } from "../../lib/http/app.ts";
-import { type HttpListener, serveHttp, type ServeOptions } from "../../lib/http/serve.ts";
-import { Connection } from "../../lib/http/http1_connection.ts";
+import { type HttpListener, serveHttp, type ServeOptions } from "../../lib/listener/serve.ts";
+import { Http1Connection } from "../../lib/listener/http1_connection.ts";
+import { plainRefusal } from "../../lib/listener/http1_refusal.ts";
+import { LISTENER_OPTIONS } from "../../lib/http/listener_options.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger, recordingLogger } from "../support/logs.ts";
@@ -20,7 +22,14 @@ const encoder = new TextEncoder();
 type Fetch = ServeOptions["fetch"];
 
 async function listen(fetch: Fetch, options: Partial<ServeOptions> = {}): Promise<HttpListener> {
-  return await serveHttp({ hostname: "127.0.0.1", port: 0, fetch, log: quietLogger(), ...options });
+  return await serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch,
+    log: quietLogger(),
+    ...LISTENER_OPTIONS,
+    ...options,
+  });
 }
 
 /** An app that answers `METHOD path body` as text, counting its calls. */
@@ -37,6 +46,21 @@ function echo(): { fetch: Fetch; calls: Request[] } {
     },
   };
 }
+
+Deno.test("a listener given no refusal body refuses in plain text: it knows nothing of MCP", async () => {
+  const app = echo();
+  const { refusal: _app, ...deadlines } = LISTENER_OPTIONS;
+  await using server = await disposable(
+    serveHttp({ hostname: "127.0.0.1", port: 0, fetch: app.fetch, log: quietLogger(), ...deadlines }),
+  );
+  await using raw = await Raw.open(server.port);
+  await raw.write("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3x\r\n\r\nabc");
+  assert.ok(await raw.closedWithin(), `still open: ${raw.text}`);
+  assert.deepEqual(statuses(raw.text), [400], raw.text);
+  assert.match(raw.text, /content-type: text\/plain; charset=utf-8\r\n/i);
+  assert.match(raw.text, /\r\n\r\nBad Request: an invalid Content-Length$/);
+  assert.equal(app.calls.length, 0);
+});
 
 Deno.test("ambiguous or malformed framing is answered 400, never reaches the app, and closes the connection", async (t) => {
   const app = echo();
@@ -574,13 +598,14 @@ Deno.test("empty lines before a request count against the head limit: 35,000 are
 Deno.test("an idle keep-alive connection holds a small read buffer, whatever its last request was", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const client = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
-  const connection = new Connection(await listener.accept(), {
+  const connection = new Http1Connection(await listener.accept(), {
     fetch: async (request) => new Response(String((await request.bytes()).byteLength)),
     log: quietLogger(),
     mistake: () => {},
     bodyMs: 5000,
     headersMs: 5000,
     idleMs: 60_000,
+    refusal: plainRefusal,
     date: () => "",
   });
   const served = connection.serve();

@@ -1,12 +1,12 @@
 /**
- * One TCP connection of the listener of `deno run` (lib/http/serve.ts): it reads requests in order
+ * One TCP connection of the listener of `deno run` (lib/listener/serve.ts): it reads requests in order
  * (pipelined ones too), hands each to the app as a web `Request`, writes the answers, and keeps the
  * deadlines on heads, bodies and idle time that the server's sweep enforces.
  */
 import type { LogFields, Logger } from "../log.ts";
-import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 import { BodySource, FramingError } from "./http1_body.ts";
 import { HeadParser, type Refusal, type RequestHead } from "./http1.ts";
+import type { RefusalBody } from "./http1_refusal.ts";
 import { pathOf, toRequest } from "./http1_request.ts";
 import {
   chunkOf,
@@ -17,15 +17,17 @@ import {
   statusLine,
 } from "./http1_response.ts";
 
-/** Deadlines and the handler, shared by a server's connections. */
-export interface Settings {
+/** Deadlines, the handler and the body of the listener's own answers, shared by a server's connections. */
+export interface ListenerSettings {
   fetch: (request: Request) => Response | Promise<Response>;
   log: Logger;
-  /** A client's mistake, answered with `status` (lib/http/client_mistakes.ts: a debug line and a count). */
+  /** A client's mistake, answered with `status` (lib/listener/client_mistakes.ts: a debug line and a count). */
   mistake(status: number, msg: string, fields?: LogFields): void;
   bodyMs: number;
   headersMs: number;
   idleMs: number;
+  /** The body of an answer the listener gives itself (a refusal, a timeout, its last-resort `500`). */
+  refusal: RefusalBody;
   /** The `date` header line, computed at most once a second. */
   date(): string;
 }
@@ -52,8 +54,11 @@ const LINGER_MS = 2000;
 const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
 const LAST_CHUNK = new TextEncoder().encode("0\r\n\r\n");
 
-/** One TCP connection: reads requests in order, answers each, keeps the deadlines. */
-export class Connection {
+/**
+ * One TCP connection: reads requests in order, answers each, keeps the deadlines. (An MCP client's
+ * connection is another thing: lib/mcp/connections.ts.)
+ */
+export class Http1Connection {
   buf: Uint8Array<ArrayBuffer>;
   start = 0;
   end = 0;
@@ -61,7 +66,7 @@ export class Connection {
   deadline = Infinity;
   #waiting: Waiting = "idle";
   #conn: Deno.TcpConn;
-  #settings: Settings;
+  #settings: ListenerSettings;
   #head = new HeadParser();
   /** The buffer {@link SMALL_BUFFER} is about: kept for the connection's life, used whenever nothing is unread. */
   #small: Uint8Array<ArrayBuffer> = new Uint8Array(SMALL_BUFFER);
@@ -84,7 +89,7 @@ export class Connection {
   /** Stop after the current request (a refusal or a timeout answered it). */
   #last = false;
 
-  constructor(conn: Deno.TcpConn, settings: Settings) {
+  constructor(conn: Deno.TcpConn, settings: ListenerSettings) {
     this.#conn = conn;
     this.#settings = settings;
     this.buf = this.#small;
@@ -302,14 +307,14 @@ export class Connection {
     if (!source || source.done) this.#wait("nothing", Infinity);
     const request = toRequest(head, aborter.signal, body);
     let response: Response;
-    if (!request) response = refusalResponse(400, "Bad Request: the request cannot be served");
+    if (!request) response = this.#ownAnswer(400, "Bad Request: the request cannot be served", true);
     else {
       try {
         response = await settings.fetch(request);
       } catch (error) {
         // The app answers its own errors (Hono's onError); this is the listener's last resort.
         settings.log.error("http request failed", { path: pathOf(head.target), error });
-        response = Response.json(errorReply(INTERNAL_ERROR, "Internal error"), { status: 500 });
+        response = this.#ownAnswer(500, "Internal error", false);
       }
     }
     const keepAlive = await this.#respond(head, response, source);
@@ -480,15 +485,24 @@ export class Connection {
     });
   }
 
-  /** Answers `status` with a JSON-RPC error body (unless an answer went out already) and closes. */
+  /** Answers `status` with the refusal body (unless an answer went out already) and closes. */
   async #refuse(status: number, message: string): Promise<void> {
     this.#last = true;
-    const body = JSON.stringify(errorReply(SERVER_ERROR, message));
-    const head = statusLine(status) + "content-type: application/json\r\n" + this.#settings.date() +
-      `connection: close\r\ncontent-length: ${body.length}\r\n\r\n`;
+    const { type, text } = this.#settings.refusal(status, message);
+    const body = new TextEncoder().encode(text);
+    const head = statusLine(status) + `content-type: ${type}\r\n` + this.#settings.date() +
+      `connection: close\r\ncontent-length: ${body.byteLength}\r\n\r\n`;
     if (this.#headSent) return this.close();
-    await this.#writeHead(encodeMessage(head, new TextEncoder().encode(body)));
+    await this.#writeHead(encodeMessage(head, body));
     await this.#finish();
+  }
+
+  /** An answer the listener gives itself, as a response to write; `close`: the connection ends after it. */
+  #ownAnswer(status: number, message: string, close: boolean): Response {
+    const { type, text } = this.#settings.refusal(status, message);
+    const headers: Record<string, string> = { "content-type": type };
+    if (close) headers.connection = "close";
+    return new Response(text, { status, headers });
   }
 
   /**
@@ -529,8 +543,4 @@ function seconds(ms: number): number {
 
 function hasClose(connection: string | null): boolean {
   return connection !== null && connection.toLowerCase().split(",").some((t) => t.trim() === "close");
-}
-
-function refusalResponse(status: number, message: string): Response {
-  return Response.json(errorReply(SERVER_ERROR, message), { status, headers: { connection: "close" } });
 }

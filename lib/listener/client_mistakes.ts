@@ -1,5 +1,5 @@
 /**
- * What the listener of `deno run` (lib/http/serve.ts) logs when a client gets HTTP wrong: a request it
+ * What the listener of `deno run` (lib/listener/serve.ts) logs when a client gets HTTP wrong: a request it
  * refuses, a head or body that does not arrive in time, broken chunked framing. Any client can make
  * such mistakes as often as it likes, so each is a `debug` line, and once a minute at most one `info`
  * line counts them by status; none is a `warn` or an `error`, which are for the server's own trouble.

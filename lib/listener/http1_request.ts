@@ -1,6 +1,6 @@
 /**
  * The web `Request` the listener of `deno run` hands the app for a parsed head
- * (lib/http/http1_connection.ts), and the request's path as logs may show it.
+ * (lib/listener/http1_connection.ts), and the request's path as logs may show it.
  */
 import type { RequestHead } from "./http1.ts";
 

@@ -1,5 +1,5 @@
 /**
- * A request body still on the wire, for the listener of `deno run` (lib/http/http1_connection.ts):
+ * A request body still on the wire, for the listener of `deno run` (lib/listener/http1_connection.ts):
  * what is left of it, taken from the connection's buffer as it arrives (length-framed or chunked).
  */
 import type { Refusal, RequestHead } from "./http1.ts";

@@ -1,14 +1,14 @@
 /**
- * The HTTP/1.1 framing of the `deno run` listener (lib/http/http1.ts), as pure functions: what a
+ * The HTTP/1.1 framing of the `deno run` listener (lib/listener/http1.ts), as pure functions: what a
  * head parses to, what is refused with which status, chunked bodies, and that any split of a
  * pipelined byte stream parses to the same requests.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { HeadParser, HTTP1_LIMITS, parseHead, type RequestHead } from "../../lib/http/http1.ts";
-import { ChunkedDecoder } from "../../lib/http/http1_chunked.ts";
-import { encodeMessage } from "../../lib/http/http1_response.ts";
-import { originFormKept } from "../../lib/http/http1_target.ts";
+import { HeadParser, HTTP1_LIMITS, parseHead, type RequestHead } from "../../lib/listener/http1.ts";
+import { ChunkedDecoder } from "../../lib/listener/http1_chunked.ts";
+import { encodeMessage } from "../../lib/listener/http1_response.ts";
+import { originFormKept } from "../../lib/listener/http1_target.ts";
 import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 const encoder = new TextEncoder();

@@ -1,11 +1,12 @@
 /**
- * Clients' mistakes in the log (lib/http/client_mistakes.ts): any client can make them as often as it
+ * Clients' mistakes in the log (lib/listener/client_mistakes.ts): any client can make them as often as it
  * likes, so the listener logs each at `debug` and counts them in one `info` line a minute, never a
  * `warn` or an `error` line per request.
  */
 import assert from "node:assert/strict";
-import { MistakeTally } from "../../lib/http/client_mistakes.ts";
-import { serveHttp } from "../../lib/http/serve.ts";
+import { MistakeTally } from "../../lib/listener/client_mistakes.ts";
+import { serveHttp } from "../../lib/listener/serve.ts";
+import { LISTENER_OPTIONS } from "../../lib/http/listener_options.ts";
 import { recordingLogger } from "../support/logs.ts";
 import { exchange, Raw } from "../support/raw_http.ts";
 
@@ -41,6 +42,7 @@ Deno.test("a flood of malformed requests, bad methods, broken and stalled bodies
     hostname: "127.0.0.1",
     port: 0,
     log,
+    ...LISTENER_OPTIONS,
     bodyTimeoutMs: 150,
     headersTimeoutMs: 150,
     fetch: async (request) => {

@@ -1,5 +1,5 @@
 /**
- * HTTP/1.1 request heads, strict (RFC 9112), for the listener of `deno run` (lib/http/serve.ts): parsed
+ * HTTP/1.1 request heads, strict (RFC 9112), for the listener of `deno run` (lib/listener/serve.ts): parsed
  * as their bytes arrive. Pure: bytes in, values out (chunked bodies: http1_chunked.ts; which targets and
  * methods reach the app: http1_target.ts; responses: http1_response.ts).
  *

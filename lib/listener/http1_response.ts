@@ -1,5 +1,5 @@
 /**
- * The head of an HTTP/1.1 response as the listener of `deno run` writes it (lib/http/serve.ts): the
+ * The head of an HTTP/1.1 response as the listener of `deno run` writes it (lib/listener/serve.ts): the
  * status line, the app's headers without the framing ones the listener decides, and a buffer of head
  * and body for one socket write. Pure.
  */

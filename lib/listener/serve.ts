@@ -10,19 +10,23 @@
  * but the platform decides when the connection closes.) It replaced a `node:http` server, whose
  * parser, events and two conversions (web ⇄ node) cost a third of a request (BENCHMARKS.md, issue 22).
  *
- * Framing is parsed strictly by lib/http/http1.ts; anything it refuses is answered (`400`, `414`,
+ * Framing is parsed strictly by lib/listener/http1.ts; anything it refuses is answered (`400`, `414`,
  * `431`, `501`, `505`) and the connection closed. The app gets the method and target exactly as sent,
  * or the request is refused (`400`, `501`) before it reaches the app: a web `Request` would resolve
- * dot segments and upper-case `delete` (lib/http/http1_target.ts). Deadlines: a request head must arrive
- * within `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head (both 30 s),
- * and a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed. Clients' mistakes
- * are logged at `debug` and counted (lib/http/client_mistakes.ts). `tests/http/differential_test.ts`
+ * dot segments and upper-case `delete` (lib/listener/http1_target.ts). Deadlines: a request head must
+ * arrive within `headersTimeoutMs` of its first byte and a body within `bodyTimeoutMs` of its head, and
+ * a keep-alive connection with no request for {@link IDLE_TIMEOUT_MS} is closed. Clients' mistakes are
+ * logged at `debug` and counted (lib/listener/client_mistakes.ts). `tests/listener/differential_test.ts`
  * holds this listener against Deno's own, difference by difference.
+ *
+ * A room of its own that leans on nothing but the log: it knows nothing of MCP or of the app. The app
+ * hands it its deadlines and the body its own answers carry (lib/http/listener_options.ts: a JSON-RPC
+ * error, so clients see one kind of refusal whoever answers); without one it answers in plain text.
  */
 import type { Logger } from "../log.ts";
-import { BODY_TIMEOUT_MS } from "./body.ts";
 import { MistakeTally } from "./client_mistakes.ts";
-import { Connection, type Settings } from "./http1_connection.ts";
+import { Http1Connection, type ListenerSettings } from "./http1_connection.ts";
+import { plainRefusal, type RefusalBody } from "./http1_refusal.ts";
 
 /** Options of {@link serveHttp}. */
 export interface ServeOptions {
@@ -32,12 +36,17 @@ export interface ServeOptions {
   log: Logger;
   /** Called once listening, with the address and port (the real one when `port` is 0). */
   onListen?: (address: { hostname: string; port: number }) => void;
-  /** How long a request body may take to arrive; 30 s by default. */
-  bodyTimeoutMs?: number;
-  /** How long a request head may take to arrive once its first byte has; 30 s by default. */
-  headersTimeoutMs?: number;
+  /** How long a request body may take to arrive once its head has. */
+  bodyTimeoutMs: number;
+  /** How long a request head may take to arrive once its first byte has. */
+  headersTimeoutMs: number;
   /** How long a connection may wait for its next request; {@link IDLE_TIMEOUT_MS} by default. */
   idleTimeoutMs?: number;
+  /**
+   * The body of each answer the listener gives itself (a refusal, a timeout, `500` when the app
+   * throws), from its status and message; plain text by default.
+   */
+  refusal?: RefusalBody;
 }
 
 /** A listening server. */
@@ -71,17 +80,17 @@ export function serveHttp(options: ServeOptions): Promise<HttpListener> {
 class Server {
   readonly finished: Promise<void>;
   #listener: Deno.TcpListener;
-  #connections = new Set<Connection>();
+  #connections = new Set<Http1Connection>();
   #stopping = false;
   #sweeper: ReturnType<typeof setInterval>;
-  #settings: Settings;
+  #settings: ListenerSettings;
   #tally: MistakeTally;
   #date = { line: "", second: -1 };
 
   constructor(listener: Deno.TcpListener, options: ServeOptions) {
     this.#listener = listener;
-    const bodyMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
-    const headersMs = options.headersTimeoutMs ?? BODY_TIMEOUT_MS;
+    const bodyMs = options.bodyTimeoutMs;
+    const headersMs = options.headersTimeoutMs;
     const idleMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
     const tally = new MistakeTally(options.log);
     this.#tally = tally;
@@ -92,6 +101,7 @@ class Server {
       bodyMs,
       headersMs,
       idleMs,
+      refusal: options.refusal ?? plainRefusal,
       date: () => this.#dateLine(),
     };
     // One timer for every deadline: a request costs a number written, not a timer set and cleared.
@@ -128,7 +138,7 @@ class Server {
         conn.close();
         break;
       }
-      const connection = new Connection(conn, this.#settings);
+      const connection = new Http1Connection(conn, this.#settings);
       this.#connections.add(connection);
       const done = connection.serve().finally(() => {
         this.#connections.delete(connection);

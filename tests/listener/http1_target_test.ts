@@ -1,11 +1,11 @@
 /**
- * Which targets and methods the listener hands to the app (lib/http/http1_target.ts), held against what
+ * Which targets and methods the listener hands to the app (lib/listener/http1_target.ts), held against what
  * the web platform itself does: a target is served exactly when a WHATWG URL parser gives it back
  * unchanged, and a method exactly when a web `Request` keeps it as sent.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { methodRefusal, originFormKept, requestUrl, targetForm } from "../../lib/http/http1_target.ts";
+import { methodRefusal, originFormKept, requestUrl, targetForm } from "../../lib/listener/http1_target.ts";
 import { FUZZ_SEED, fuzzRuns } from "../support/fuzz.ts";
 
 /** Request-target characters (`!`–`~`), the ones a URL parser treats specially many times over. */

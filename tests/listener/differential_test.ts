@@ -1,6 +1,6 @@
 /**
- * Our listener (lib/http/serve.ts, `deno run`) against the one it replaces (Deno's own, `deno serve`):
- * the same echo app (tests/http/fixtures/echo_server.ts) behind each, and a corpus of about 140 raw
+ * Our listener (lib/listener/serve.ts, `deno run`) against the one it replaces (Deno's own, `deno serve`):
+ * the same echo app (tests/listener/fixtures/echo_server.ts) behind each, and a corpus of about 140 raw
  * requests sent to both over TCP. For each request: did the app see it, and if both let it through, did
  * the app see the same method and target; for the connection cases, did the server close. Every
  * difference must be in {@link DIFFERENCES} with its reason; a difference that is not, or one listed
@@ -14,7 +14,7 @@ import { freePort } from "../support/processes.ts";
 import { Raw } from "../support/raw_http.ts";
 import { type ServerProcess, startHttpProcess } from "../support/server_process.ts";
 
-const ECHO = `${ROOT}/tests/http/fixtures/echo_server.ts`;
+const ECHO = `${ROOT}/tests/listener/fixtures/echo_server.ts`;
 const encoder = new TextEncoder();
 
 /** What a request got from one listener. */
@@ -40,7 +40,7 @@ interface Case {
 /**
  * The documented differences: for each request named, what Deno's listener and ours do, and why ours
  * differs (when both hand it to the app, the app sees another method or target). Ours refuses with a
- * status and closes; the rules are in lib/http/http1.ts and lib/http/http1_target.ts, and docs/hosting.md "Limits of the HTTP endpoint".
+ * status and closes; the rules are in lib/listener/http1.ts and lib/listener/http1_target.ts, and docs/hosting.md "Limits of the HTTP endpoint".
  */
 const DIFFERENCES: Record<string, { deno: Verdict; ours: Verdict; why: string }> = {};
 function differ(names: string[], deno: Verdict, ours: Verdict, why: string): void {
