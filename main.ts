@@ -8,7 +8,8 @@ import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
 import type { GitReader } from "./lib/git/git_recorder.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer, type Era } from "./lib/mcp/server.ts";
-import { errorReply, INTERNAL_ERROR } from "./lib/mcp/rpc_errors.ts";
+import { errorReply } from "./lib/mcp/rpc_errors.ts";
+import { ProtocolErrorCode } from "./lib/mcp/sdk.ts";
 import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
 import { openStore } from "./lib/store/open_store.ts";
 import type { Store } from "./lib/store/store.ts";
@@ -279,9 +280,12 @@ export default {
     return declarativeApp(envFlag("DENO_DEPLOYMENT_ID") ? "Deno Deploy" : "an unknown address").then(
       (fetch) => fetch(request),
       () =>
-        Response.json(errorReply(INTERNAL_ERROR, "Internal error: the server could not start"), {
-          status: 500,
-        }),
+        Response.json(
+          errorReply(ProtocolErrorCode.InternalError, "Internal error: the server could not start"),
+          {
+            status: 500,
+          },
+        ),
     );
   },
   onListen(addr: Deno.Addr): void {

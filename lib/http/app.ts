@@ -28,7 +28,8 @@ import { type McpScope, type McpScopeVariables, requireMcpCredential } from "./r
 import { readJsonRpcBody } from "./body.ts";
 import { allowLists, hostOriginGuard, hostSyntaxGuard, originAllowed } from "./guards.ts";
 import { ConnectionPool } from "../mcp/connections.ts";
-import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { errorReply, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { ProtocolErrorCode } from "../mcp/sdk.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -205,7 +206,7 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
       return c.json(errorReply(SERVER_ERROR, "Bad Request: the body was cut off"), 400);
     }
     log.error("http request failed", { path: c.req.path, error });
-    return c.json(errorReply(INTERNAL_ERROR, "Internal error"), 500);
+    return c.json(errorReply(ProtocolErrorCode.InternalError, "Internal error"), 500);
   });
 
   return {

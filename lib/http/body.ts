@@ -4,8 +4,8 @@
  * wording (the SDK's transport would answer a non-message with the validator's text).
  */
 import { LIMITS } from "../domain/limits.ts";
-import { errorReply, INVALID_REQUEST, notAMessage, PARSE_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
-import { parseJSONRPCMessage } from "../mcp/sdk.ts";
+import { errorReply, notAMessage, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { parseJSONRPCMessage, ProtocolErrorCode } from "../mcp/sdk.ts";
 
 /** How long a body may take to arrive by default: {@link LIMITS}.bodySeconds. */
 export const BODY_TIMEOUT_MS = LIMITS.bodySeconds * 1000;
@@ -50,15 +50,21 @@ export async function readJsonRpcBody(
     value = JSON.parse(text);
   } catch {
     return {
-      refused: Response.json(errorReply(PARSE_ERROR, "Parse error: the body is not valid JSON"), {
-        status: 400,
-      }),
+      refused: Response.json(
+        errorReply(ProtocolErrorCode.ParseError, "Parse error: the body is not valid JSON"),
+        {
+          status: 400,
+        },
+      ),
     };
   }
   const messages = Array.isArray(value) ? value : [value];
   if (messages.length === 0) {
     return {
-      refused: Response.json(errorReply(INVALID_REQUEST, "Invalid Request: an empty batch"), { status: 400 }),
+      refused: Response.json(
+        errorReply(ProtocolErrorCode.InvalidRequest, "Invalid Request: an empty batch"),
+        { status: 400 },
+      ),
     };
   }
   for (const message of messages) {

@@ -6,12 +6,13 @@
  */
 import type { ServeOptions } from "../listener/serve.ts";
 import type { RefusalAnswer } from "../listener/http1_refusal.ts";
-import { errorReply, INTERNAL_ERROR, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { errorReply, SERVER_ERROR } from "../mcp/rpc_errors.ts";
+import { ProtocolErrorCode } from "../mcp/sdk.ts";
 import { BODY_TIMEOUT_MS } from "./body.ts";
 
 /** The listener's answer as a JSON-RPC error body: `500` is an internal error, anything else a refusal. */
 export function jsonRpcRefusal(status: number, message: string): RefusalAnswer {
-  const code = status === 500 ? INTERNAL_ERROR : SERVER_ERROR;
+  const code = status === 500 ? ProtocolErrorCode.InternalError : SERVER_ERROR;
   return { type: "application/json", text: JSON.stringify(errorReply(code, message)) };
 }
 

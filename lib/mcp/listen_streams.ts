@@ -28,8 +28,14 @@ import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { listenInterest, type ResourceEvent, ResourceWatch } from "./resource_watch.ts";
-import { errorReply, INVALID_PARAMS, SERVER_ERROR } from "./rpc_errors.ts";
-import { type AuthInfo, createMcpHandler, type McpHttpHandler, type Server } from "./sdk.ts";
+import { errorReply, SERVER_ERROR } from "./rpc_errors.ts";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  type McpHttpHandler,
+  ProtocolErrorCode,
+  type Server,
+} from "./sdk.ts";
 import { relay, type RelayEnd } from "./stream_relay.ts";
 
 /** Who opens a stream, and in which namespace. */
@@ -120,7 +126,7 @@ export class ListenStreams {
     const refusal = this.#uriRefusal(caller, uris);
     if (refusal) {
       log.warn("listen stream refused: too many resources", { credential: caller.credential.name, uris });
-      return Response.json(errorReply(INVALID_PARAMS, refusal, id));
+      return Response.json(errorReply(ProtocolErrorCode.InvalidParams, refusal, id));
     }
     const stream: Stream = { caller, uris };
     const release = this.#closed

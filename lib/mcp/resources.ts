@@ -254,7 +254,7 @@ function writeCursor(item: Listed): string {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
-/** The place a cursor names; anything this server did not write is {@link INVALID_PARAMS}. */
+/** The place a cursor names; anything this server did not write is invalid params. */
 function readCursor(cursor: string): Pick<Listed, "rank" | "key"> {
   try {
     const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));

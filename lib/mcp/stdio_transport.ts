@@ -17,14 +17,8 @@
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import { LineSplitter, OVERSIZED, type SyncWriter, writeAll } from "./deno_stdio.ts";
-import {
-  errorReply,
-  INVALID_REQUEST,
-  type JsonRpcErrorReply,
-  notAMessage,
-  PARSE_ERROR,
-} from "./rpc_errors.ts";
-import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from "./sdk.ts";
+import { errorReply, type JsonRpcErrorReply, notAMessage } from "./rpc_errors.ts";
+import { type JSONRPCMessage, parseJSONRPCMessage, ProtocolErrorCode, type Transport } from "./sdk.ts";
 
 /** Options of {@link StdioTransport}; the process's stdin and stdout by default. */
 export interface StdioTransportOptions {
@@ -117,7 +111,7 @@ export class StdioTransport implements Transport {
     if (line === OVERSIZED) {
       return this.#refuse(
         errorReply(
-          INVALID_REQUEST,
+          ProtocolErrorCode.InvalidRequest,
           `Invalid Request: a line is at most ${this.#maxLineBytes} bytes; this one was discarded`,
         ),
         "line too long",
@@ -192,20 +186,20 @@ export class StdioTransport implements Transport {
 }
 
 /**
- * The message `text` holds, or the reply it gets instead: {@link PARSE_ERROR} when it is not JSON,
- * {@link INVALID_REQUEST} for a batch (one message per line) and for JSON that is not a message.
+ * The message `text` holds, or the reply it gets instead: a parse error when it is not JSON,
+ * an invalid request for a batch (one message per line) and for JSON that is not a message.
  */
 function readMessage(text: string): { message: JSONRPCMessage } | { refused: JsonRpcErrorReply } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { refused: errorReply(PARSE_ERROR, "Parse error: not valid JSON") };
+    return { refused: errorReply(ProtocolErrorCode.ParseError, "Parse error: not valid JSON") };
   }
   if (Array.isArray(value)) {
     return {
       refused: errorReply(
-        INVALID_REQUEST,
+        ProtocolErrorCode.InvalidRequest,
         "Invalid Request: batches are not supported; send one message at a time",
       ),
     };

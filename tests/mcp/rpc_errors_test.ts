@@ -1,6 +1,11 @@
-/** JSON-RPC error codes have one home: lib/mcp/rpc_errors.ts. */
+/**
+ * JSON-RPC error codes have one home each: the codes JSON-RPC 2.0 defines are the SDK's
+ * `ProtocolErrorCode`, and the two it lacks are lib/mcp/rpc_errors.ts's.
+ */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
+import * as ours from "../../lib/mcp/rpc_errors.ts";
+import { ProtocolErrorCode } from "../../lib/mcp/sdk.ts";
 import { CONFIG, ROOT } from "../support/paths.ts";
 
 const HOME = "lib/mcp/rpc_errors.ts";
@@ -21,7 +26,7 @@ async function* sources(dir: string): AsyncGenerator<string> {
   }
 }
 
-Deno.test("no file under lib/ nor main.ts writes a JSON-RPC error code outside lib/mcp/rpc_errors.ts", async () => {
+Deno.test("no file under lib/ nor main.ts writes a JSON-RPC error code as a number outside lib/mcp/rpc_errors.ts", async () => {
   const skip = await generated();
   const found: string[] = [];
   const files = [join(ROOT, "main.ts")];
@@ -34,6 +39,14 @@ Deno.test("no file under lib/ nor main.ts writes a JSON-RPC error code outside l
       if (LITERAL_CODE.test(line)) found.push(`${name}:${i + 1}: ${line.trim()}`);
     });
   }
-  assert.deepEqual(found, [], `use the named codes of ${HOME}`);
+  assert.deepEqual(found, [], `use the SDK's ProtocolErrorCode or the named codes of ${HOME}`);
   assert.match(await Deno.readTextFile(join(ROOT, HOME)), LITERAL_CODE, "the home itself holds the codes");
+});
+
+Deno.test("lib/mcp/rpc_errors.ts names only codes the SDK's ProtocolErrorCode lacks", () => {
+  const sdk = new Set(Object.values(ProtocolErrorCode).filter((v) => typeof v === "number"));
+  assert.ok(sdk.has(-32700) && sdk.has(-32603), "the SDK names the codes of JSON-RPC 2.0");
+  const codes = Object.entries(ours).filter(([, value]) => typeof value === "number");
+  assert.deepEqual(codes.map(([name]) => name).sort(), ["SERVER_ERROR", "SESSION_NOT_FOUND"]);
+  assert.deepEqual(codes.filter(([, value]) => sdk.has(value as number)), []);
 });
