@@ -1,7 +1,7 @@
 /**
  * Fair shares of a capped resource (docs/hosting.md "Hosting for a team"): the live MCP connections
- * (`MAX_SESSIONS`) and the dashboard's event streams are shared among credentials so that no
- * credential can close or lock out another's.
+ * (lib/mcp/connections.ts) and the event streams, the dashboard's and MCP's listen streams together
+ * (stream_shares.ts), are shared among credentials so that no credential can close or lock out another's.
  *
  * With access control on, each credential (a tokens-file entry, `AUTH_TOKEN`, an OAuth user) holds
  * at most a quarter of the cap (rounded down, at least 1). A credential at its share, or any
@@ -15,6 +15,14 @@
 /** The most of `cap` one credential may hold when several share it: a quarter, rounded down, at least 1. */
 export function fairShare(cap: number): number {
   return Math.max(1, Math.floor(cap / 4));
+}
+
+/**
+ * The most of `cap` one credential may hold: with access control on (`tenants`) its
+ * {@link fairShare}; without, the whole cap, for every caller is the one local credential.
+ */
+export function tenantShare(cap: number, tenants: boolean): number {
+  return tenants ? fairShare(cap) : cap;
 }
 
 /** What a credential must do before it may open one more: nothing, give up its own oldest, or wait. */

@@ -15,13 +15,16 @@
  *
  * A listen stream counts in the caller's fair share of event streams (it is refused, or the
  * caller's oldest stream closed, as the dashboard's are), and it ends when its credential is revoked
- * or its token expires.
+ * or its token expires. The endpoint builds what is MCP's: its pool of connections and its listen streams.
  */
 import type { Credential } from "../auth/credential.ts";
+import { tenantShare } from "../auth/fair_share.ts";
+import type { StreamShares } from "../auth/stream_shares.ts";
+import { type Config, DEFAULTS } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import type { ConnectionPool } from "./connections.ts";
-import { ListenStreams, type StreamCaller, type StreamQuota } from "./listen_streams.ts";
+import { ConnectionPool } from "./connections.ts";
+import { ListenStreams, type StreamCaller } from "./listen_streams.ts";
 import { errorReply, SERVER_ERROR, SESSION_NOT_FOUND } from "./rpc_errors.ts";
 import type { Era } from "./server.ts";
 import {
@@ -46,19 +49,27 @@ export type MakeServer = (
   options: { era: Era; namespace: string; access: "read" | "write"; sessionless?: boolean },
 ) => Server;
 
+/** The settings the endpoint reads; each absent one is its {@link DEFAULTS} value (stateful). */
+export type EndpointConfig = Partial<
+  Pick<Config, "stateless" | "maxConnections" | "connectionIdleMinutes" | "workCacheSize">
+>;
+
 /** Options of {@link McpHttpEndpoint}. */
 export interface McpHttpEndpointOptions {
   makeServer: MakeServer;
   store: Store;
-  /** Capacity of the work-info LRU (what the listing shows). */
-  workCacheSize: number;
   log: Logger;
-  /** Handshake-era connections (`MAX_SESSIONS`, idle expiry, fair shares). */
-  pool: ConnectionPool;
-  /** Handshake era without sessions (`STATELESS=1`). */
-  stateless?: boolean;
-  /** Where listen streams count; without one they are not limited beyond the SDK's own cap. */
-  quota?: StreamQuota;
+  /**
+   * Handshake-era connections (`MAX_SESSIONS`, idle expiry), sessions or not (`STATELESS=1`), and the
+   * capacity of the work-info LRU (what the listing shows).
+   */
+  config?: EndpointConfig;
+  /** Whether callers are told apart (access control on): each credential then holds its fair share of connections. */
+  tenants?: boolean;
+  /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
+  now?: () => number;
+  /** Where listen streams take their places, beside the dashboard's event streams. */
+  shares?: StreamShares;
   /** Whether a credential has been revoked since its request was checked (what it opens then is ended). */
   revoked?: (credential: Credential) => boolean;
   /**
@@ -77,6 +88,8 @@ interface ScopeInfo {
 /** See the module doc. */
 export class McpHttpEndpoint {
   readonly #options: McpHttpEndpointOptions;
+  readonly #pool: ConnectionPool;
+  readonly #stateless: boolean;
   /** Every 2026-07-28 request but `subscriptions/listen`, of every namespace. */
   readonly #modern: McpHttpHandler;
   readonly #listens: ListenStreams;
@@ -85,6 +98,16 @@ export class McpHttpEndpoint {
   constructor(options: McpHttpEndpointOptions) {
     this.#options = options;
     const { makeServer, log } = options;
+    const config = options.config ?? {};
+    const max = config.maxConnections ?? DEFAULTS.maxConnections;
+    this.#pool = new ConnectionPool({
+      max,
+      share: tenantShare(max, options.tenants ?? false),
+      idleMs: (config.connectionIdleMinutes ?? DEFAULTS.connectionIdleMinutes) * 60_000,
+      log,
+      now: options.now,
+    });
+    this.#stateless = config.stateless ?? false;
     const modern = (authInfo: AuthInfo | undefined) => makeServer({ era: "modern", ...scopeOf(authInfo) });
     this.#modern = createMcpHandler(({ authInfo }) => modern(authInfo), {
       legacy: "reject",
@@ -93,9 +116,9 @@ export class McpHttpEndpoint {
     this.#listens = new ListenStreams({
       makeServer: modern,
       store: options.store,
-      workCacheSize: options.workCacheSize,
+      workCacheSize: config.workCacheSize ?? DEFAULTS.workCacheSize,
       log,
-      quota: options.quota,
+      shares: options.shares,
       revoked: options.revoked,
       onAdmit: options.onOpen,
     });
@@ -105,9 +128,9 @@ export class McpHttpEndpoint {
     );
   }
 
-  /** Listen streams now, pending (admitted, not yet open) or open. */
-  get streams(): number {
-    return this.#listens.size;
+  /** Whether a connection or a listen stream (pending ones included) is open: what revocation watches. */
+  active(): boolean {
+    return this.#pool.size > 0 || this.#listens.size > 0;
   }
 
   /**
@@ -122,7 +145,7 @@ export class McpHttpEndpoint {
       }
       return await this.#modern.fetch(request, { parsedBody: body, authInfo });
     }
-    if (this.#options.stateless) {
+    if (this.#stateless) {
       if (request.method !== "POST") {
         return json(
           errorReply(SERVER_ERROR, "Method Not Allowed: this server is stateless; send POST"),
@@ -142,7 +165,7 @@ export class McpHttpEndpoint {
    * names; returns how many.
    */
   endWhere(refused: (credential: Credential) => boolean): number {
-    return this.#options.pool.closeWhere(refused) + this.#listens.endWhere(refused);
+    return this.#pool.closeWhere(refused) + this.#listens.endWhere(refused);
   }
 
   /** Ends every stream, connection and handler (at shutdown). */
@@ -150,13 +173,14 @@ export class McpHttpEndpoint {
     await Promise.all([
       this.#listens.close(),
       this.#modern.close().catch(() => {}),
-      this.#options.pool.closeAll(),
+      this.#pool.closeAll(),
     ]);
   }
 
   /** The handshake era with sessions: as the 2025 specification has them. */
   async #answerSession(request: Request, body: unknown, caller: McpCaller): Promise<Response> {
-    const { pool, log } = this.#options;
+    const pool = this.#pool;
+    const { log } = this.#options;
     // Replies to the client keep the protocol's word: to it, a connection is its MCP session.
     const connectionId = request.headers.get("mcp-session-id");
     if (connectionId) {

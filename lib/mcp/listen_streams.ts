@@ -6,8 +6,8 @@
  * A stream has a life of two parts: **pending** from its admission until the SDK's response is in
  * hand (the watch reads what it listens to, the SDK builds its stream), then **open**. Both count:
  *
- * - In its credential's fair share of event streams (the dashboard's hub, {@link StreamQuota}),
- *   from admission on, before anything is awaited: two requests arriving together cannot both
+ * - In its credential's fair share of event streams, the dashboard's included
+ *   (lib/auth/stream_shares.ts), from admission on, before anything is awaited: two requests arriving together cannot both
  *   take the last place. A stream the quota (or a revocation, or its token's expiry) ends while
  *   pending never opens: its request is answered with an error saying why.
  * - In the URIs its credential names (`LIMITS.listenUris` per stream,
@@ -24,6 +24,7 @@
  */
 import { atExpiry } from "../auth/expiry.ts";
 import type { Credential } from "../auth/credential.ts";
+import type { StreamShares } from "../auth/stream_shares.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
@@ -44,16 +45,6 @@ export interface StreamCaller {
   namespace: string;
 }
 
-/** Where listen streams are counted against their caller's fair share (the dashboard's stream hub). */
-export interface StreamQuota {
-  /**
-   * Admits one more stream of `caller` (closing the caller's own oldest first when it is at its
-   * share); `end` is called when the stream must end (quota, revocation). Undefined: refused.
-   * The returned function gives the place back.
-   */
-  admit(caller: StreamCaller, end: () => void): (() => void) | undefined;
-}
-
 /** Options of {@link ListenStreams}. */
 export interface ListenStreamsOptions {
   /** Makes the 2026-07-28 server of one request, from the caller the SDK passes through. */
@@ -62,8 +53,8 @@ export interface ListenStreamsOptions {
   /** Capacity of the work-info LRU (what the listing shows). */
   workCacheSize: number;
   log: Logger;
-  /** Where streams count; without one they are not limited beyond the SDK's own cap. */
-  quota?: StreamQuota;
+  /** Where streams take their places, beside the dashboard's; without it they are not limited beyond the SDK's own cap. */
+  shares?: StreamShares;
   /** Whether a credential has been revoked since it was checked (a stream opening for it is ended). */
   revoked?: (credential: Credential) => boolean;
   /** Called when a stream is admitted (pending): revocation watches it from then on. */
@@ -119,7 +110,7 @@ export class ListenStreams {
 
   /** Answers a `subscriptions/listen` request (`body` parsed) of `caller`: a stream, or why not. */
   async answer(request: Request, body: unknown, caller: StreamCaller, authInfo: AuthInfo): Promise<Response> {
-    const { log, quota } = this.#options;
+    const { log, shares } = this.#options;
     const id = requestId(body);
     const interest = listenInterest((body as { params?: unknown }).params);
     const uris = interest.uris?.length ?? 0;
@@ -131,8 +122,8 @@ export class ListenStreams {
     const stream: Stream = { caller, uris };
     const release = this.#closed
       ? undefined
-      : quota
-      ? quota.admit(caller, () => this.#end(stream, "quota"))
+      : shares
+      ? shares.admit(caller.credential, () => this.#end(stream, "quota"))
       : noop;
     if (!release) {
       return Response.json(

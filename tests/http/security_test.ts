@@ -3,7 +3,7 @@
  * Host and Origin, CORS for allowed origins only, bearer authentication, and the body limit.
  */
 import assert from "node:assert/strict";
-import { MAX_BODY_BYTES } from "../../lib/http/app.ts";
+import { MAX_BODY_BYTES } from "../../lib/http/mcp_routes.ts";
 import { initializeBody, makeApp, MCP_HEADERS, post, send } from "../support/http.ts";
 
 const ping = { jsonrpc: "2.0", id: 7, method: "ping" };

@@ -8,16 +8,16 @@
  * a signature of every namespace that has open streams (`signature`: a hash of its data) and wakes
  * the streams of those whose signature moved.
  *
- * Bounded: at most `maxStreams` open streams, shared fairly among credentials (lib/auth/fair_share.ts:
- * a credential at its share, or any when the cap is full, gives up its own oldest stream; one that
- * holds none while the cap is full gets 503); a heartbeat comment every `heartbeatMs` so proxies and
- * dead peers are noticed; `endWhere` ends the streams of a revoked credential and `close()` all of them
- * (at shutdown).
+ * Bounded: each stream takes a place in the event streams' fair shares (lib/auth/stream_shares.ts,
+ * which MCP's listen streams share: a credential at its share, or any when the cap is full, gives up its
+ * own oldest stream of either kind; one that holds none while the cap is full gets 503); a heartbeat
+ * comment every `heartbeatMs` so proxies and dead peers are noticed; `endWhere` ends the streams of a
+ * revoked credential and `close()` all of them (at shutdown).
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { Credential } from "../../auth/credential.ts";
-import { admission } from "../../auth/fair_share.ts";
+import { StreamShares } from "../../auth/stream_shares.ts";
 import type { Logger } from "../../log.ts";
 import { sha256, toHex } from "../../auth/credential.ts";
 import type { Store } from "../../store/store.ts";
@@ -31,10 +31,11 @@ export interface EventHubOptions {
   /** The store's change feed; without one the streams only beat. */
   feed?: ChangeFeed;
   log: Logger;
-  /** Open streams allowed at once (default {@link DEFAULTS}.maxEventStreams). */
-  maxStreams?: number;
-  /** Open streams one credential may hold (`fairShare(maxStreams)` with access control on); all by default. */
-  share?: number;
+  /**
+   * Where each stream takes its place (shared with MCP's listen streams); by default the hub's own, of
+   * {@link DEFAULTS}.maxEventStreams with no share per credential.
+   */
+  shares?: StreamShares;
   /** Milliseconds between heartbeats (default {@link DEFAULTS}.heartbeatMs). */
   heartbeatMs?: number;
   /**
@@ -55,8 +56,8 @@ interface Stream extends StreamScope {
   ended: boolean;
   wake: () => void;
   end: () => void;
-  /** A stream served elsewhere (an MCP `subscriptions/listen` stream): counted here, fed there. */
-  counted?: true;
+  /** Gives its place in the shares back. */
+  release: () => void;
 }
 
 /**
@@ -72,14 +73,11 @@ export async function namespaceSignature(store: Store, namespace: string): Promi
 /** See the module doc. */
 export class EventHub {
   readonly #log: Logger;
-  readonly #max: number;
-  readonly #share: number;
+  readonly #shares: StreamShares;
   readonly #heartbeatMs: number;
   readonly #signature: ((namespace: string) => Promise<string>) | undefined;
   /** Open streams, oldest first. */
   readonly #streams = new Set<Stream>();
-  /** Open streams per credential name. */
-  readonly #held = new Map<string, number>();
   /** Changes seen per namespace (the `seq` a stream sends). */
   readonly #seq = new Map<string, number>();
   /** The last signature read per namespace with open streams. */
@@ -91,8 +89,7 @@ export class EventHub {
 
   constructor(options: EventHubOptions) {
     this.#log = options.log;
-    this.#max = options.maxStreams ?? DEFAULTS.maxEventStreams;
-    this.#share = Math.min(options.share ?? this.#max, this.#max);
+    this.#shares = options.shares ?? new StreamShares({ max: DEFAULTS.maxEventStreams, log: options.log });
     this.#heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
     this.#signature = options.signature;
     this.#unsubscribe = options.feed?.(() => this.notify());
@@ -101,11 +98,6 @@ export class EventHub {
   /** Open streams now. */
   get size(): number {
     return this.#streams.size;
-  }
-
-  /** Open streams of `credential` now. */
-  heldBy(credential: Credential): number {
-    return this.#held.get(credential.name) ?? 0;
   }
 
   /** Tells the hub that something changed: the namespaces it changed get a change event. */
@@ -120,15 +112,6 @@ export class EventHub {
    * streams.
    */
   open(c: Context, scope: StreamScope): Response {
-    if (this.#closed || !this.#admit(scope.credential)) {
-      c.header("Retry-After", "5");
-      return c.json(
-        { error: { code: "UNAVAILABLE", message: "Too many open dashboards; try again shortly." } },
-        503,
-      );
-    }
-    c.header("Cache-Control", "no-store");
-    c.header("X-Accel-Buffering", "no");
     let wake = () => {};
     const stream: Stream = {
       ...scope,
@@ -138,8 +121,23 @@ export class EventHub {
         stream.ended = true;
         wake();
       },
+      release: () => {},
     };
-    this.#add(stream);
+    const release = this.#closed ? undefined : this.#shares.admit(scope.credential, () => {
+      this.#remove(stream);
+      stream.end();
+    });
+    if (!release) {
+      c.header("Retry-After", "5");
+      return c.json(
+        { error: { code: "UNAVAILABLE", message: "Too many open dashboards; try again shortly." } },
+        503,
+      );
+    }
+    stream.release = release;
+    c.header("Cache-Control", "no-store");
+    c.header("X-Accel-Buffering", "no");
+    this.#streams.add(stream);
     const { namespace } = scope;
     return streamSSE(c, async (sse) => {
       let pending: Promise<void> = new Promise((resolve) => (wake = resolve));
@@ -174,25 +172,11 @@ export class EventHub {
     });
   }
 
-  /**
-   * Counts a stream served elsewhere (an MCP `subscriptions/listen` stream, CONTRACT "Protocol eras")
-   * in the same fair shares as the page's: admitted as {@link open} admits (the credential's own
-   * oldest stream of either kind may end for it), or refused (undefined). `end` is called when the
-   * quota ends it; the returned function gives its place back. Its feed is its own: such a stream
-   * never makes the hub read a namespace, and revocation ends it through its owner.
-   */
-  admit(scope: StreamScope, end: () => void): (() => void) | undefined {
-    if (this.#closed || !this.#admit(scope.credential)) return undefined;
-    const stream: Stream = { ...scope, ended: false, wake: () => {}, end, counted: true };
-    this.#add(stream);
-    return () => this.#remove(stream);
-  }
-
   /** Ends every open page stream whose credential `refused` names (a revoked token); returns how many. */
   endWhere(refused: (credential: Credential) => boolean): number {
     let ended = 0;
     for (const stream of [...this.#streams]) {
-      if (stream.counted || !refused(stream.credential)) continue;
+      if (!refused(stream.credential)) continue;
       this.#log.warn("event stream ended: its credential was revoked", {
         credential: stream.credential.name,
       });
@@ -213,49 +197,11 @@ export class EventHub {
     }
   }
 
-  /** Makes room for one more stream of `credential` (its own oldest goes); false: refuse it. */
-  #admit(credential: Credential): boolean {
-    for (;;) {
-      const verdict = admission({
-        held: this.heldBy(credential),
-        total: this.#streams.size,
-        share: this.#share,
-        cap: this.#max,
-      });
-      if (verdict === "admit") return true;
-      const own = [...this.#streams].find((s) => s.credential.name === credential.name);
-      if (verdict === "refuse" || !own) {
-        this.#log.warn("refused event stream: too many open", {
-          credential: credential.name,
-          open: this.#streams.size,
-          max: this.#max,
-        });
-        return false;
-      }
-      this.#log.warn("event stream quota: ended the credential's oldest stream", {
-        credential: credential.name,
-        share: this.#share,
-        max: this.#max,
-      });
-      this.#remove(own);
-      own.end();
-    }
-  }
-
-  #add(stream: Stream): void {
-    this.#streams.add(stream);
-    const name = stream.credential.name;
-    this.#held.set(name, (this.#held.get(name) ?? 0) + 1);
-  }
-
-  /** Forgets a stream (idempotent); a namespace without streams is no longer watched. */
+  /** Forgets a stream and gives its place back (idempotent); a namespace without streams is no longer watched. */
   #remove(stream: Stream): void {
     if (!this.#streams.delete(stream)) return;
-    const name = stream.credential.name;
-    const held = (this.#held.get(name) ?? 1) - 1;
-    if (held > 0) this.#held.set(name, held);
-    else this.#held.delete(name);
-    if (![...this.#streams].some((s) => !s.counted && s.namespace === stream.namespace)) {
+    stream.release();
+    if (![...this.#streams].some((s) => s.namespace === stream.namespace)) {
       this.#signatures.delete(stream.namespace);
     }
   }
@@ -273,7 +219,7 @@ export class EventHub {
   async #check(): Promise<void> {
     while (this.#dirty) {
       this.#dirty = false;
-      const namespaces = new Set([...this.#streams].filter((s) => !s.counted).map((s) => s.namespace));
+      const namespaces = new Set([...this.#streams].map((s) => s.namespace));
       for (const namespace of namespaces) {
         if (this.#signature) {
           const signature = await this.#signature(namespace).catch((error) => {

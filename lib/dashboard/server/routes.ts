@@ -14,10 +14,11 @@
  * credential's own namespace, as `/mcp` does. A namespace the credential may not see is answered as
  * unknown (`404` on the JSON routes and the events), so its name is never confirmed.
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { Authenticator } from "../../auth/authenticator.ts";
 import type { Credential } from "../../auth/credential.ts";
-import { fairShare } from "../../auth/fair_share.ts";
+import { tenantShare } from "../../auth/fair_share.ts";
+import { StreamShares } from "../../auth/stream_shares.ts";
 import type { Logger } from "../../log.ts";
 import { MAX_OPEN, PAGE_ROWS } from "../../render/fold.ts";
 import { type CredentialVariables, requireDashboardCredential } from "./require_dashboard_credential.ts";
@@ -40,36 +41,51 @@ export interface DashboardOptions {
   /** Watch the store (its `watch`) for live updates on the event streams; off: the streams only beat. */
   live?: boolean;
   /**
-   * Open event streams allowed at once (default {@link DEFAULTS}.maxEventStreams); with access control on, one credential holds
-   * at most a quarter of them (lib/auth/fair_share.ts).
+   * Where the event streams take their places, shared with MCP's listen streams
+   * (lib/auth/stream_shares.ts); by default the dashboard's own, of {@link DEFAULTS}.maxEventStreams
+   * with a fair share per credential when access control is on.
    */
-  maxStreams?: number;
+  shares?: StreamShares;
   /** Milliseconds between event-stream heartbeats (default {@link DEFAULTS}.heartbeatMs). */
   heartbeatMs?: number;
   /** Called after an event stream has opened (the revocation watch starts looking). */
-  onStreamOpen?: () => void;
+  onOpen?: () => void;
+  /** Runs before anything else on every dashboard route (the app's Host/Origin guard). */
+  guard?: MiddlewareHandler;
 }
 
-/** The dashboard app (mounted at `/`) and `close()`, which ends its event streams. */
-export function createDashboard(
-  options: DashboardOptions,
-): { app: Hono<{ Variables: CredentialVariables }>; close: () => void; hub: EventHub } {
+/** The dashboard as the app mounts it (at `/`). */
+export interface Dashboard {
+  app: Hono<{ Variables: CredentialVariables }>;
+  /** Whether an event stream is open (what revocation watches). */
+  active(): boolean;
+  /** Ends the event streams of every credential `refused` names; returns how many. */
+  endWhere(refused: (credential: Credential) => boolean): number;
+  /** Ends every event stream. */
+  close(): void;
+}
+
+/** The dashboard's routes on their paths. */
+const PATHS = ["/", "/api/*", "/events", "/assets/*"];
+
+/** The dashboard app, with the event streams it serves. */
+export function createDashboard(options: DashboardOptions): Dashboard {
   const data = new DashboardData(options.store, options.log);
   const unknownNamespace = { error: { code: "NOT_FOUND", message: "No such namespace" } } as const;
-  const maxStreams = options.maxStreams ?? DEFAULTS.maxEventStreams;
+  const max = DEFAULTS.maxEventStreams;
   const hub = new EventHub({
     feed: options.live ? (onChange) => options.store.watch(onChange) : undefined,
     log: options.log,
-    maxStreams,
-    // Without access control every caller is the one local credential: its share is the whole cap.
-    share: options.access ? fairShare(maxStreams) : maxStreams,
+    shares: options.shares ??
+      new StreamShares({ max, share: tenantShare(max, options.access !== undefined), log: options.log }),
     heartbeatMs: options.heartbeatMs,
     signature: (namespace) => namespaceSignature(options.store, namespace),
   });
   const app = new Hono<{ Variables: CredentialVariables }>();
   const assets = assetPaths();
 
-  for (const path of ["/", "/api/*", "/events", "/assets/*"]) app.use(path, securityHeaders());
+  if (options.guard) { for (const path of PATHS) app.use(path, options.guard); }
+  for (const path of PATHS) app.use(path, securityHeaders());
   app.get(assets.script, (c) => asset(c.body(DASHBOARD_JS), "text/javascript; charset=utf-8"));
   app.get(assets.styles, (c) => asset(c.body(DASHBOARD_CSS), "text/css; charset=utf-8"));
   app.get(assets.icon, (c) => asset(c.body(DASHBOARD_ICON), "image/svg+xml"));
@@ -140,11 +156,16 @@ export function createDashboard(
       return c.json(unknownNamespace, 404);
     }
     const response = hub.open(c, { credential, namespace });
-    if (response.status === 200) options.onStreamOpen?.();
+    if (response.status === 200) options.onOpen?.();
     return response;
   });
 
-  return { app, close: () => hub.close(), hub };
+  return {
+    app,
+    active: () => hub.size > 0,
+    endWhere: (refused) => hub.endWhere(refused),
+    close: () => hub.close(),
+  };
 }
 
 function asset(response: Response, type: string): Response {
