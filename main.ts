@@ -106,10 +106,29 @@ async function closeStore({ store, log }: Runtime): Promise<void> {
 }
 
 /**
- * Serves stdio until its input ends; returns why it ended. Both eras on one process: the SDK's
- * entry picks one from the connection's first message (lib/mcp/stdio_serve.ts).
+ * The one clean stop: `end` stops what serves (the app's connections and streams, the listener, the
+ * stdio connection), the store closes ({@link closeStore}), and the process exits 0 saying why.
  */
-async function serveStdio(runtime: Runtime): Promise<string> {
+async function stop(runtime: Runtime, reason: string, end?: () => Promise<void>): Promise<never> {
+  await end?.();
+  await closeStore(runtime);
+  exitWith(runtime.log, 0, reason);
+}
+
+/**
+ * Calls `handler` on SIGINT, and on SIGTERM where the system has it (not Windows): the one place the
+ * process listens for a signal to stop.
+ */
+function onStopSignal(handler: (signal: string) => void): void {
+  Deno.addSignalListener("SIGINT", () => handler("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => handler("SIGTERM"));
+}
+
+/**
+ * Serves stdio until its input ends, then stops. Both eras on one process: the SDK's entry picks one
+ * from the connection's first message (lib/mcp/stdio_serve.ts).
+ */
+async function runStdio(runtime: Runtime): Promise<never> {
   const [{ serveOverStdio }, { createGitRecorder }] = await Promise.all([
     import("./lib/mcp/stdio_serve.ts"),
     import("./lib/git/git_recorder.ts"),
@@ -135,31 +154,40 @@ async function serveStdio(runtime: Runtime): Promise<string> {
   });
   // A client that ends the server with a signal (as some do on quit) gets a clean stop too: the
   // store closed (bounded), the reason logged. Replies already due were written synchronously.
-  const stop = (signal: string) => async () => {
-    await closeStore(runtime);
-    exitWith(log, 0, `${signal} asked for a clean stop`);
-  };
-  Deno.addSignalListener("SIGINT", stop("SIGINT"));
-  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
+  onStopSignal((signal) => void stop(runtime, `${signal} asked for a clean stop`));
   log.info("serving stdio", { store: store.kind, namespace });
   await serving.closed;
-  await serving.close();
-  await closeStore(runtime);
-  return failure ? `stdin could not be read (${failure.message})` : "stdin ended (a clean stop)";
+  const reason = failure ? `stdin could not be read (${failure.message})` : "stdin ended (a clean stop)";
+  return await stop(runtime, reason, () => serving.close());
 }
 
-/** Serves HTTP until a signal stops it; returns why it ended. */
-async function serveHttp(runtime: Runtime): Promise<string> {
-  const [{ createApp }, { serveHttp: listen }, { isLoopbackAddress }, { LISTENER_OPTIONS }] = await Promise
-    .all([
-      import("./lib/http/app.ts"),
-      import("./lib/listener/serve.ts"),
-      import("./lib/http/guards.ts"),
-      import("./lib/http/listener_options.ts"),
-    ]);
+/** The HTTP app as main.ts serves it, built once per process, and how to end what it holds open. */
+interface ServedApp {
+  fetch: Handler;
+  close: () => Promise<void>;
+}
+
+/**
+ * Builds the HTTP app of `runtime` (loaded only now: stdio never loads it), reachable at `hostname`,
+ * which joins the Host allow-list (`HOST` under `deno run`, the address `deno serve` listens on).
+ */
+async function buildApp(runtime: Runtime, hostname: string): Promise<ServedApp> {
+  const { createApp } = await import("./lib/http/app.ts");
+  const config = { ...runtime.config, host: hostname };
+  const { app, close } = createApp({ ...runtime, config, makeServer: serverFactory(runtime) });
+  return { fetch: app.fetch, close };
+}
+
+/** Serves HTTP on `HOST`:`PORT` until a signal stops it, then stops. */
+async function runHttp(runtime: Runtime): Promise<never> {
+  const [app, { serveHttp }, { isLoopbackAddress }, { LISTENER_OPTIONS }] = await Promise.all([
+    buildApp(runtime, runtime.config.host),
+    import("./lib/listener/serve.ts"),
+    import("./lib/http/guards.ts"),
+    import("./lib/http/listener_options.ts"),
+  ]);
   const { config, log } = runtime;
-  const { app, close } = createApp({ ...runtime, makeServer: serverFactory(runtime) });
-  const server = await listen({
+  const server = await serveHttp({
     hostname: config.host,
     port: config.port,
     fetch: app.fetch,
@@ -167,15 +195,14 @@ async function serveHttp(runtime: Runtime): Promise<string> {
     ...LISTENER_OPTIONS,
     onListen: ({ hostname, port }) => logListening(runtime, isLoopbackAddress(hostname), hostname, port),
   });
-  const stop = async () => {
-    await close();
-    await server.shutdown();
-  };
-  Deno.addSignalListener("SIGINT", stop);
-  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
+  onStopSignal(() =>
+    void (async () => {
+      await app.close();
+      await server.shutdown();
+    })()
+  );
   await server.finished;
-  await closeStore(runtime);
-  return "the HTTP server stopped (a signal asked for a clean stop)";
+  return await stop(runtime, "the HTTP server stopped (a signal asked for a clean stop)");
 }
 
 function logListening(
@@ -214,9 +241,9 @@ export async function main(args: readonly string[]): Promise<never> {
     refuseStart(createLogger(), error);
   }
   keepServing(runtime.log);
-  if (runtime.config.transport === "stdio") exitWith(runtime.log, 0, await serveStdio(runtime));
+  if (runtime.config.transport === "stdio") return await runStdio(runtime);
   try {
-    exitWith(runtime.log, 0, await serveHttp(runtime));
+    return await runHttp(runtime);
   } catch (error) {
     await runtime.store.close();
     refuseStart(runtime.log, error);
@@ -227,27 +254,23 @@ type Handler = (request: Request) => Response | Promise<Response>;
 
 /**
  * What the default export built: `declarative` is set once `deno serve` (or Deploy) drives it, so
- * `main()` must not listen too; `app` is the HTTP app, built once.
+ * `main()` must not listen too; `app` is the HTTP app, built once, and `stop` stops it once it is;
+ * `refusalLogged` once a start refusal on Deploy has been logged (it is logged once, not per request).
  */
-const served: { declarative: boolean; app?: Promise<Handler>; stop?: () => Promise<void> } = {
-  declarative: false,
-};
+const served: {
+  declarative: boolean;
+  app?: Promise<Handler>;
+  stop?: (reason: string) => Promise<never>;
+  refusalLogged?: boolean;
+} = { declarative: false };
 
-/** Builds the HTTP app once, for the default export; `where` is where it is reachable. */
+/** Builds the HTTP app once, for the default export, reachable at `hostname` (and `port`). */
 function declarativeApp(hostname: string, port?: number): Promise<Handler> {
   served.app ??= boot([], () => ({ host: hostname, port })).then(async (runtime) => {
-    const [{ createApp }, { isLoopbackAddress }] = await Promise.all([
-      import("./lib/http/app.ts"),
-      import("./lib/http/guards.ts"),
-    ]);
+    const { isLoopbackAddress } = await import("./lib/http/guards.ts");
     logListening(runtime, isLoopbackAddress(hostname), hostname, port);
-    // The address deno serve listens on joins the Host allow-list, as HOST does under deno run.
-    const config = { ...runtime.config, host: hostname };
-    const { app, close } = createApp({ ...runtime, config, makeServer: serverFactory(runtime) });
-    served.stop = async () => {
-      await close();
-      await runtime.store.close();
-    };
+    const app = await buildApp(runtime, hostname);
+    served.stop = (reason) => stop(runtime, reason, app.close);
     return app.fetch;
   });
   return served.app;
@@ -273,19 +296,25 @@ function envFlag(name: string): boolean {
 /**
  * For `deno serve main.ts` and Deno Deploy. `onListen` (called by `deno serve`) builds the app at
  * once and exits 1 on a bad configuration; on Deploy, where it may not be called, the first request
- * builds it and a bad configuration answers 500 (with the reason in the log).
+ * builds it, and a bad configuration answers every request 500 and logs why, once.
  */
 export default {
   fetch(request: Request): Promise<Response> {
     return declarativeApp(envFlag("DENO_DEPLOYMENT_ID") ? "Deno Deploy" : "an unknown address").then(
       (fetch) => fetch(request),
-      () =>
-        Response.json(
+      (error) => {
+        // Under deno serve, onListen has refused the start already (and exits); on Deploy, say why here.
+        if (!served.declarative && !served.refusalLogged) {
+          served.refusalLogged = true;
+          createLogger().error("cannot start: every request is answered 500", {
+            error: (error as Error)?.message ?? String(error),
+          });
+        }
+        return Response.json(
           errorReply(ProtocolErrorCode.InternalError, "Internal error: the server could not start"),
-          {
-            status: 500,
-          },
-        ),
+          { status: 500 },
+        );
+      },
     );
   },
   onListen(addr: Deno.Addr): void {
@@ -297,12 +326,10 @@ export default {
     listening.then(() => keepServing(log), (error) => refuseStart(log, error));
     // deno serve shuts down gracefully on a signal and so waits for every open connection, and a
     // connected MCP client keeps one open (its SSE stream) forever: end the connections, then exit.
-    const stop = async () => {
-      await served.stop?.();
-      exitWith(log, 0, "a signal asked for a clean stop");
-    };
-    Deno.addSignalListener("SIGINT", stop);
-    if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
+    onStopSignal(() => {
+      const reason = "a signal asked for a clean stop";
+      void (served.stop ? served.stop(reason) : exitWith(log, 0, reason));
+    });
   },
 } satisfies Deno.ServeDefaultExport;
 

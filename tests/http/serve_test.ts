@@ -117,6 +117,20 @@ Deno.test("deno serve on every interface without AUTH_TOKEN exits 1 with the rea
   assert.match(stderr, /Refusing to serve 0\.0\.0\.0 without authentication.*AUTH_TOKEN/);
 });
 
+Deno.test("on Deno Deploy a server that cannot start answers 500 and logs why, once", async () => {
+  const { code, stdout, stderr } = await runToEnd(
+    ["run", "-A", "--config", CONFIG, `${ROOT}/tests/http/fixtures/deploy_requests.ts`],
+    { env: { DENO_DEPLOYMENT_ID: "test-deployment" } },
+  );
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(stdout.trim().split("\n"), ["500", "500"]);
+  const refusals = stderr.trim().split("\n").map((line) => JSON.parse(line)).filter((r) =>
+    /^cannot start/.test(r.msg)
+  );
+  assert.equal(refusals.length, 1, stderr);
+  assert.match(refusals[0].error, /Refusing to serve Deno Deploy without authentication/);
+});
+
 Deno.test("deno run main.ts with a non-loopback HOST and no token exits 1 before listening", async () => {
   const { code, stderr } = await runToEnd(mainArgs(), {
     env: { HOST: "0.0.0.0", PORT: String(freePort()) },
