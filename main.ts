@@ -8,6 +8,7 @@ import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
 import type { GitReader } from "./lib/git/git_recorder.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer, type Era } from "./lib/mcp/server.ts";
+import { PLAN_VIEW } from "./lib/plan_view/server/plan_feature.ts";
 import { errorReply } from "./lib/mcp/rpc_errors.ts";
 import { ProtocolErrorCode } from "./lib/mcp/sdk.ts";
 import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
@@ -65,6 +66,7 @@ async function boot(
  * `readGit` (docs/teams.md "Where the work lives"): over HTTP the server's directory is no agent's.
  */
 function serverFactory({ config, log, store }: Runtime, readGit?: GitReader) {
+  const features = [PLAN_VIEW];
   return (options: { era: Era; namespace?: string; access?: "read" | "write"; sessionless?: boolean }) =>
     createServer({
       store,
@@ -74,6 +76,7 @@ function serverFactory({ config, log, store }: Runtime, readGit?: GitReader) {
       sessionless: options.sessionless,
       log,
       groups: config.groups,
+      features,
       workCacheSize: config.workCacheSize,
       agent: config.agent,
       readGit,

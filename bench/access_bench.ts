@@ -15,6 +15,7 @@ import { serveHttp } from "../lib/listener/serve.ts";
 import { LISTENER_OPTIONS } from "../lib/http/listener_options.ts";
 import { createLogger } from "../lib/log.ts";
 import { createServer } from "../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
 import { sha256Hex } from "../tests/support/auth.ts";
 import { startIssuer } from "../tests/support/oauth.ts";
@@ -58,7 +59,7 @@ async function subject(
     store,
     log,
     access: auth,
-    makeServer: (scope) => createServer({ store, log, ...scope }),
+    makeServer: (scope) => createServer({ store, log, features: [PLAN_VIEW], ...scope }),
   });
   const { app } = made;
   let send = async (init: RequestInit) => await app.request(ENDPOINT, init);

@@ -5,6 +5,7 @@
  */
 import { createTask } from "../lib/domain/task_ops.ts";
 import { createServer } from "../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../lib/store/memory_store.ts";
 import { createDashboard } from "../lib/dashboard/server/routes.ts";
 import { quietLogger } from "../tests/support/logs.ts";
@@ -27,7 +28,7 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
 
 const [html, pageMs] = await timed(async () => await (await app.request("http://127.0.0.1/")).text());
 const [json, viewMs] = await timed(async () => await (await app.request("http://127.0.0.1/api/view")).text());
-const server = createServer({ store, log });
+const server = createServer({ store, log, features: [PLAN_VIEW] });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: "lists-bench", version: "0" });
 await server.connect(serverSide);

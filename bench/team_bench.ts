@@ -314,9 +314,15 @@ async function inProcessServer(root: string): Promise<Rpc> {
   const { createLogger } = await import(`${root}/lib/log.ts`) as {
     createLogger: (options: Record<string, unknown>) => unknown;
   };
+  // The plan view is a feature handed to the server since issue 36; before, the server had it built in.
+  const features = await import(`${root}/lib/plan_view/server/plan_feature.ts`).then(
+    (module: { PLAN_VIEW: unknown }) => [module.PLAN_VIEW],
+    () => [],
+  );
   const server = createServer({
     store: new MemoryStore(),
     log: createLogger({ level: "error", write: () => {} }),
+    features,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "checklist-mcp-bench", version: "0.0.0" });

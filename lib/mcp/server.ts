@@ -6,9 +6,11 @@
  * same tools, arguments, replies, instructions, resources and prompts; only the envelope differs,
  * and that is the SDK's.
  *
+ * Features beside the tool groups (the plan view) meet the server at one seam (feature.ts): the
+ * server is handed them and knows nothing else of them.
+ *
  * Why the low-level `Server` and not `McpServer`: the tool list is computed per request (read access
- * lists only read-only tools; the plan view's own tools are listed only to clients that show MCP
- * Apps), and `tools/call` answers bad arguments with a coded tool result the agent can read
+ * lists only read-only tools; a feature's own tools are listed only to clients that show it), and `tools/call` answers bad arguments with a coded tool result the agent can read
  * (`INVALID_INPUT`, CONTRACT "Failures, limits and hostile input"), where the SDK answers a
  * JSON-RPC error carrying its validator's dump; {@link ChecklistServer} is that one difference.
  */
@@ -17,16 +19,8 @@ import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { GitReader } from "../git/git_recorder.ts";
 import type { Store } from "../store/store.ts";
-import { getUiCapability } from "@modelcontextprotocol/ext-apps/server";
-import {
-  PLAN_VIEW_MIME,
-  planViewListing,
-  registerPlanView,
-  UI_EXTENSION,
-  viewEnabled,
-  viewListing,
-} from "../plan_view/server/plan_resource.ts";
 import { Catalog, invalidParams } from "./catalog.ts";
+import type { ServerFeature } from "./feature.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import { registerHandoff } from "./resources.ts";
 import { ResourceWatch, type ResourceWatchOptions } from "./resource_watch.ts";
@@ -38,14 +32,15 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerCapabilities,
   type ServerContext,
+  type Tool,
 } from "./sdk.ts";
-import { callTool, errorResult, type ToolContext, type ToolDef } from "./tool.ts";
+import { callTool, errorResult, type ToolContext, type ToolDef, toolListing } from "./tool.ts";
 import { CHECKLIST_TOOLS } from "./tools_checklist.ts";
 import { HISTORY_TOOLS } from "./tools_history.ts";
 import { PROGRESS_TOOLS } from "./tools_progress.ts";
 import { TASK_TOOLS } from "./tools_tasks.ts";
-import { VIEW_TOOLS } from "../plan_view/server/plan_tools.ts";
 import { WORK_TOOLS } from "./tools_works.ts";
 import { instructionsFor } from "./instructions.ts";
 
@@ -74,6 +69,8 @@ export interface ServerOptions {
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
+  /** Features beside the tool groups (the plan view, lib/plan_view/server/plan_feature.ts); none by default. */
+  features?: readonly ServerFeature[];
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;
   /**
@@ -100,8 +97,8 @@ export interface ServerOptions {
  * A new MCP server for one connection (or one request), in one namespace; an invalid name throws
  * `INVALID_INPUT`. What it declares follows the era: the handshake era's `initialize` answers as
  * it always did; 2026-07-28's `server/discover` declares only notifications it sends
- * (`resources.listChanged` and `subscribe`, through `subscriptions/listen`) and the MCP Apps
- * extension when the plan view is on.
+ * (`resources.listChanged` and `subscribe`, through `subscriptions/listen`) and the extension of each
+ * feature that is on (the plan view's: MCP Apps).
  */
 export function createServer(options: ServerOptions): Server {
   const era = options.era ?? "legacy";
@@ -110,12 +107,14 @@ export function createServer(options: ServerOptions): Server {
   const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
   // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
   const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
-  // The plan view's own tools: callable whenever a group shows the view, listed only to clients
-  // that show MCP Apps (lib/plan_view/server/plan_resource.ts), so a model never sees them.
-  const viewTools = (viewEnabled(groups) ? VIEW_TOOLS : []).filter((t) =>
-    !readOnly || t.annotations.readOnlyHint
-  );
-  const byName = new Map([...enabled, ...viewTools].map((t) => [t.name, t]));
+  // The features the groups turn on, and their own tools: callable whenever the feature is on, listed
+  // only to clients that show it (a model never sees the plan view's).
+  const features = (options.features ?? []).filter((feature) => feature.enabled(groups));
+  const featureTools = new Map(features.map((feature) => [
+    feature,
+    feature.tools.filter((t) => !readOnly || t.annotations.readOnlyHint),
+  ]));
+  const byName = new Map([...enabled, ...[...featureTools.values()].flat()].map((t) => [t.name, t]));
   const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
   const serverLog = options.log.child({ namespace: space.namespace });
@@ -123,7 +122,7 @@ export function createServer(options: ServerOptions): Server {
     capabilities: era === "legacy"
       // As the SDK's McpServer declared them in the handshake era; 2025 clients see no difference.
       ? { tools: { listChanged: true }, logging: {} }
-      : { tools: {}, logging: {}, ...(viewTools.length > 0 ? { extensions: { [UI_EXTENSION]: {} } } : {}) },
+      : { tools: {}, logging: {}, ...extensionsOf(features) },
     instructions: instructionsFor(groups),
   });
   const logs = bridgeLogs(server, serverLog, era);
@@ -136,12 +135,12 @@ export function createServer(options: ServerOptions): Server {
     readGit: options.readGit,
   };
   const catalog = new Catalog();
-  if (viewTools.length > 0) registerPlanView(catalog);
+  const fixed = features.flatMap((feature) => feature.register(catalog));
   const listResources = registerHandoff(catalog, {
     space: ctx.space,
     groups,
     workCacheSize: ctx.workCacheSize,
-    fixed: viewTools.length > 0 ? [planViewListing()] : [],
+    fixed,
     root: options.store,
     log: serverLog,
   });
@@ -162,9 +161,14 @@ export function createServer(options: ServerOptions): Server {
     server.setRequestHandler("resources/list", ({ params }) => listResources(params?.cursor));
   }
 
-  server.setRequestHandler("tools/list", (_request, context) => ({
-    tools: [...tools, ...(showsViews(server, context) ? viewTools : [])].map(viewListing),
-  }));
+  const listing = (def: ToolDef) =>
+    features.reduce<Tool | undefined>((t, f) => t ?? f.listing(def), undefined) ??
+      toolListing(def);
+  server.setRequestHandler("tools/list", (_request, context) => {
+    const capabilities = clientCapabilities(server, context);
+    const shown = features.filter((feature) => feature.shows(capabilities));
+    return { tools: [...tools, ...shown.flatMap((feature) => featureTools.get(feature)!)].map(listing) };
+  });
   server.answerCall = async (name, args, context) => {
     const def = byName.get(name);
     if (!def) {
@@ -232,13 +236,18 @@ function answerSubscriptions(server: Server, options: Omit<ResourceWatchOptions,
   };
 }
 
-/** Whether the client of this request shows MCP Apps views: per request (2026-07-28) or per connection. */
-function showsViews(server: Server, context: ServerContext): boolean {
+/** The capabilities of this request's client: per request (2026-07-28) or per connection. */
+function clientCapabilities(server: Server, context: ServerContext): ClientCapabilities | undefined {
   const perRequest = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
     CLIENT_CAPABILITIES_META_KEY
   ];
-  const capabilities = (perRequest ?? server.getClientCapabilities()) as ClientCapabilities | undefined;
-  return getUiCapability(capabilities)?.mimeTypes?.includes(PLAN_VIEW_MIME) ?? false;
+  return (perRequest ?? server.getClientCapabilities()) as ClientCapabilities | undefined;
+}
+
+/** The extensions a 2026-07-28 server declares: one for each feature that is on; none, no field. */
+function extensionsOf(features: readonly ServerFeature[]): Pick<ServerCapabilities, "extensions"> {
+  if (features.length === 0) return {};
+  return { extensions: Object.fromEntries(features.map((feature) => [feature.extension, {}])) };
 }
 
 /**

@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createLogger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { BINARY_NAME, DESCRIPTION, projectVersion, USER_SETTINGS } from "./settings.ts";
 
@@ -30,7 +31,11 @@ export interface ManifestTool {
 
 /** The tools a client sees in `tools/list` of a server with every group on. */
 export async function liveTools(): Promise<ManifestTool[]> {
-  const server = createServer({ store: new MemoryStore(), log: createLogger({ level: "error" }) });
+  const server = createServer({
+    store: new MemoryStore(),
+    log: createLogger({ level: "error" }),
+    features: [PLAN_VIEW],
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "checklist-mcp-manifest", version: "0.0.0" });
   await server.connect(serverSide);

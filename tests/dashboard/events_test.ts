@@ -5,6 +5,7 @@ import { LOCAL_CREDENTIAL } from "../../lib/auth/credential.ts";
 import { createApp } from "../../lib/http/app.ts";
 import { EventHub } from "../../lib/dashboard/server/events.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { ok } from "../support/harness.ts";
 import { quietLogger } from "../support/logs.ts";
@@ -15,7 +16,12 @@ import { spawnServer } from "../support/server_process.ts";
 function appWith(events: { maxStreams?: number; heartbeatMs?: number } = {}) {
   const store = new MemoryStore();
   const log = quietLogger();
-  const made = createApp({ store, log, makeServer: () => createServer({ store, log }), events });
+  const made = createApp({
+    store,
+    log,
+    makeServer: () => createServer({ store, log, features: [PLAN_VIEW] }),
+    events,
+  });
   return { ...made, store, [Symbol.asyncDispose]: made.close };
 }
 

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { Task } from "../../lib/domain/schemas.ts";
 import { createApp } from "../../lib/http/app.ts";
 import { createServer, INSTRUCTIONS } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Client } from "../support/sdk_client.ts";
 import {
@@ -295,7 +296,11 @@ Deno.test("task tools through HTTP on a real port", (t) => runScenarios(t, () =>
 Deno.test("HTTP app answers without a socket", async (t) => {
   const store = new MemoryStore();
   const log = quietLogger();
-  const { app, close } = createApp({ store, log, makeServer: () => createServer({ store, log }) });
+  const { app, close } = createApp({
+    store,
+    log,
+    makeServer: () => createServer({ store, log, features: [PLAN_VIEW] }),
+  });
   const base = "http://127.0.0.1:8585";
   const headers = {
     "content-type": "application/json",

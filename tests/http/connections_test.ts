@@ -9,6 +9,7 @@ import { recordingLogger } from "../support/logs.ts";
 import { messagesOf } from "../support/sse.ts";
 import { ConnectionPool } from "../../lib/mcp/connections.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../../lib/mcp/sdk.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 
@@ -115,7 +116,7 @@ Deno.test("the pool logs connections as connections: opened, closed and evicted,
 Deno.test("a connection is found only in the namespace it was opened in", async () => {
   const { log } = recordingLogger();
   const pool = new ConnectionPool({ max: 5, idleMs: 60_000, log });
-  const server = createServer({ store: new MemoryStore(), log, namespace: "team-a" });
+  const server = createServer({ store: new MemoryStore(), log, namespace: "team-a", features: [PLAN_VIEW] });
   const transport = new WebStandardStreamableHTTPServerTransport();
   pool.add("c1", { transport, server, namespace: "team-a" });
   assert.equal(pool.use("c1", "team-b"), undefined, "not through another namespace");

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../lib/http/app.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger } from "../support/logs.ts";
 import { ROOT } from "../support/paths.ts";
@@ -148,7 +149,7 @@ Deno.test("behind another listener (deno serve, Deploy) the app itself answers a
   const { app } = createApp({
     store,
     log,
-    makeServer: () => createServer({ store, log }),
+    makeServer: () => createServer({ store, log, features: [PLAN_VIEW] }),
     bodyTimeoutMs: 200,
   });
   const stalled = new ReadableStream<Uint8Array>({

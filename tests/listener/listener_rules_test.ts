@@ -11,6 +11,7 @@ import { Http1Connection } from "../../lib/listener/http1_connection.ts";
 import { plainRefusal } from "../../lib/listener/http1_refusal.ts";
 import { LISTENER_OPTIONS } from "../../lib/http/listener_options.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { quietLogger, recordingLogger } from "../support/logs.ts";
 import { MCP_HEADERS } from "../support/http.ts";
@@ -348,7 +349,11 @@ Deno.test("a body left unread behind an early answer: a small one is dropped and
 Deno.test("the app's body limit answers 413 through the listener, declared or chunked", async () => {
   const store = new MemoryStore();
   const log = quietLogger();
-  const { app, close } = createApp({ store, log, makeServer: () => createServer({ store, log }) });
+  const { app, close } = createApp({
+    store,
+    log,
+    makeServer: () => createServer({ store, log, features: [PLAN_VIEW] }),
+  });
   await using server = await disposable(listen(app.fetch));
   try {
     const headers = Object.entries({ ...MCP_HEADERS, host: `127.0.0.1:${server.port}` })

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { DomainError } from "../../lib/domain/errors.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import { call, connectInMemory } from "../support/harness.ts";
 import { recordingLogger } from "../support/logs.ts";
@@ -23,7 +24,13 @@ Deno.test("every log line of a server names its namespace", async (t) => {
 Deno.test("createServer refuses an invalid namespace", () => {
   for (const namespace of ["", "a/b", "x".repeat(65)]) {
     assert.throws(
-      () => createServer({ store: new MemoryStore(), log: recordingLogger().log, namespace }),
+      () =>
+        createServer({
+          store: new MemoryStore(),
+          log: recordingLogger().log,
+          namespace,
+          features: [PLAN_VIEW],
+        }),
       DomainError,
     );
   }

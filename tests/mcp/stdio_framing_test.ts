@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { serveStdio, type Transport } from "../../lib/mcp/sdk.ts";
 import { type BufferReader, StdioTransport } from "../../lib/mcp/stdio_transport.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
@@ -34,7 +35,7 @@ function served(transport: Transport, side: Omit<Side, "closed">): Side {
   const store = new MemoryStore();
   let isClosed = false;
   const onclose = () => (isClosed = true);
-  serveStdio(({ era }) => createServer({ store, log: quietLogger(), era }), {
+  serveStdio(({ era }) => createServer({ store, log: quietLogger(), era, features: [PLAN_VIEW] }), {
     transport,
     onerror: () => {},
   });

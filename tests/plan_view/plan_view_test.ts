@@ -112,13 +112,17 @@ for (const era of ["legacy", "modern"] as const) {
 Deno.test("in 2026-07-28 the extension is negotiated per request: one server, the view tools only where the request asks", async () => {
   const { createMcpHandler } = await import("../../lib/mcp/sdk.ts");
   const { createServer } = await import("../../lib/mcp/server.ts");
+  const { PLAN_VIEW } = await import("../../lib/plan_view/server/plan_feature.ts");
   const { MemoryStore } = await import("../../lib/store/memory_store.ts");
   const { quietLogger } = await import("../support/logs.ts");
   const { UI_CAPABILITIES } = await import("../support/plan_view.ts");
   const store = new MemoryStore();
-  const handler = createMcpHandler(() => createServer({ store, log: quietLogger(), era: "modern" }), {
-    legacy: "reject",
-  });
+  const handler = createMcpHandler(
+    () => createServer({ store, log: quietLogger(), era: "modern", features: [PLAN_VIEW] }),
+    {
+      legacy: "reject",
+    },
+  );
   const list = async (capabilities: Record<string, unknown>) => {
     const { modernRequest } = await import("../support/http.ts");
     const request = modernRequest("tools/list", {}, {

@@ -10,6 +10,7 @@ import { sleep } from "./time.ts";
 import { createApp, type HttpConfig, type ServerScope } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { connectHttp, ENDPOINT, viaApp } from "./http.ts";
@@ -92,7 +93,7 @@ export async function accessApp(
     events: options.events,
     makeServer: (scope) => {
       scopes.push({ namespace: scope.namespace, access: scope.access });
-      return createServer({ store, log, ...scope });
+      return createServer({ store, log, features: [PLAN_VIEW], ...scope });
     },
   });
   return { app, store, auth, scopes, close, [Symbol.asyncDispose]: close };

@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { ERROR_CODES } from "../../lib/domain/errors.ts";
 import { ALL_TOOLS, createServer, type ServerOptions } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { serverEnv } from "./env.ts";
@@ -70,7 +71,7 @@ export async function connectInMemory(
 ): Promise<Connection & { store: Store }> {
   const { era = "legacy", capabilities, name, ...rest } = options;
   const store = rest.store ?? new MemoryStore();
-  const make = () => createServer({ log: quietLogger(), ...rest, store, era });
+  const make = () => createServer({ log: quietLogger(), features: [PLAN_VIEW], ...rest, store, era });
   const client = newClient(era, { capabilities, name });
   if (era === "modern") {
     const handler = createMcpHandler(make, { legacy: "reject" });

@@ -8,6 +8,7 @@ import type { Authenticator } from "../../lib/auth/authenticator.ts";
 import { createApp, type HttpConfig } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { quietLogger } from "./logs.ts";
@@ -68,7 +69,7 @@ export function makeApp(
     config,
     now: options.now,
     access: options.access,
-    makeServer: (scope) => createServer({ store, log, ...scope }),
+    makeServer: (scope) => createServer({ store, log, features: [PLAN_VIEW], ...scope }),
   });
   return { app, close, store, [Symbol.asyncDispose]: close };
 }

@@ -8,7 +8,8 @@
  * shows views (`clientCapabilities.extensions`); in the handshake era the client says so once, at
  * `initialize`. Clients without the extension see one more resource and a `_meta` on some tools,
  * nothing else: replies are unchanged. The view-only tools (plan_tools.ts) are listed only to clients that announce the
- * extension, so a model never sees them; any client may call them (they only read).
+ * extension, so a model never sees them; any client may call them (they only read). What the MCP
+ * server takes of all this is one feature (plan_feature.ts).
  */
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import type { ToolGroup } from "../../config.ts";
@@ -65,11 +66,11 @@ const withView = new WeakMap<ToolDef, Tool>();
 
 /**
  * A tool's `tools/list` entry with the view's `_meta.ui`: `resourceUri` for the tools of
- * {@link VIEW_GROUPS}, `visibility: ["app"]` for the view's own tools; others as they are.
+ * {@link VIEW_GROUPS}, `visibility: ["app"]` for the view's own tools; undefined for any other tool.
  */
-export function viewListing(def: ToolDef): Tool {
+export function viewListing(def: ToolDef): Tool | undefined {
   const app = def.group === "view";
-  if (!app && !VIEW_GROUPS.includes(def.group as ToolGroup)) return toolListing(def);
+  if (!app && !VIEW_GROUPS.includes(def.group as ToolGroup)) return undefined;
   let tool = withView.get(def);
   if (!tool) {
     const ui = app ? { resourceUri: PLAN_VIEW_URI, visibility: ["app"] } : { resourceUri: PLAN_VIEW_URI };
