@@ -7,7 +7,7 @@ import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
 import type { GitReader } from "./lib/git/git_recorder.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
-import { createServer, type Era } from "./lib/mcp/server.ts";
+import { createServer, type Era, type ServerScope } from "./lib/mcp/server.ts";
 import { PLAN_VIEW } from "./lib/plan_view/server/plan_feature.ts";
 import { errorReply } from "./lib/mcp/rpc_errors.ts";
 import { ProtocolErrorCode } from "./lib/mcp/sdk.ts";
@@ -67,7 +67,7 @@ async function boot(
  */
 function serverFactory({ config, log, store }: Runtime, readGit?: GitReader) {
   const features = [PLAN_VIEW];
-  return (options: { era: Era; namespace?: string; access?: "read" | "write"; sessionless?: boolean }) =>
+  return (options: Partial<ServerScope> & { era: Era; sessionless?: boolean }) =>
     createServer({
       store,
       namespace: options.namespace,

@@ -7,7 +7,9 @@ import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 import { isNamespace } from "../domain/schemas.ts";
 
 /** The two kinds of access: `read` lists and calls only the read-only tools. */
-export type AccessLevel = "read" | "write";
+export const ACCESS_LEVELS = ["read", "write"] as const;
+/** One of {@link ACCESS_LEVELS}. */
+export type AccessLevel = typeof ACCESS_LEVELS[number];
 
 /**
  * A caller: its name (the only thing logs say about it), the namespaces it may use (`"*"`: all),
@@ -21,6 +23,15 @@ export interface Credential {
   own: string;
   access: AccessLevel;
   expiresAt?: number;
+}
+
+/**
+ * Who calls and where: the credential and the namespace its request works in (one the credential may
+ * use). What an MCP request, a listen stream and a dashboard event stream each belong to.
+ */
+export interface Caller {
+  credential: Credential;
+  namespace: string;
 }
 
 /** Finds the valid credential a request carries; undefined when it carries none. */

@@ -21,7 +21,7 @@
  * tokens within a minute.
  */
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
-import type { Credential } from "./credential.ts";
+import type { AccessLevel, Credential } from "./credential.ts";
 import { namespaceFromClaim } from "./namespace.ts";
 import { DEFAULTS, type OAuthNamespaceMode } from "../config.ts";
 
@@ -359,7 +359,7 @@ export class OAuthResource {
 }
 
 /** `write` with scope `checklist:write`, `read` with `checklist:read` (`scope` string or `scp` list). */
-function accessOf(payload: JWTPayload): "read" | "write" | undefined {
+function accessOf(payload: JWTPayload): AccessLevel | undefined {
   const scopes = new Set<string>();
   if (typeof payload.scope === "string") { for (const s of payload.scope.split(" ")) scopes.add(s); }
   if (Array.isArray(payload.scp)) { for (const s of payload.scp) if (typeof s === "string") scopes.add(s); }

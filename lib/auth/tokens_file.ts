@@ -15,7 +15,14 @@
  */
 import { z } from "zod";
 import type { Logger } from "../log.ts";
-import { type AccessLevel, type Credential, digestsMatch, sha256, tokensMatch } from "./credential.ts";
+import {
+  ACCESS_LEVELS,
+  type AccessLevel,
+  type Credential,
+  digestsMatch,
+  sha256,
+  tokensMatch,
+} from "./credential.ts";
 import { NamespaceSchema } from "../domain/schemas.ts";
 import { DEFAULT_NAMESPACE } from "../domain/names.ts";
 
@@ -42,7 +49,7 @@ export const TokenEntrySchema = z.strictObject({
     z.array(NamespaceSchema)
       .min(1, "lists no namespace"),
   ]).describe('the namespaces it may use, the first its own; "*": all'),
-  access: z.enum(["read", "write"]),
+  access: z.enum(ACCESS_LEVELS),
 });
 
 /** One entry of the file, as written. */

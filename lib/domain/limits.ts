@@ -90,6 +90,22 @@ export const LIMITS = {
 } as const;
 
 /**
+ * The sizes of the context a start or claim hands its agent (docs/teams.md "Context that travels with
+ * the work"; lib/domain/notes.ts): not limits a call can exceed, but how much of the tree's notes and
+ * resolutions a context carries.
+ */
+export const CONTEXT = {
+  /** Characters of one text (a note, a resolution); a longer one is cut to this, ending `…`. */
+  textLength: 500,
+  /** A whole context stays under this many characters of JSON. */
+  totalLength: 4000,
+  /** Notes listed from the stale holder, and of the leaf itself: the last ones. */
+  notes: 5,
+  /** Leaf resolutions listed for a parent blocker: the last ones in tree order; the rest counted. */
+  resolutions: 10,
+} as const;
+
+/**
  * How deep `value` nests (a scalar is 0, `[]` and `{}` are 1), counted without recursion and
  * without looking further than `max + 1` levels, so any input is measured in bounded stack.
  */

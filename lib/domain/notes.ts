@@ -12,7 +12,7 @@
 import { fail } from "./errors.ts";
 import { gitSummary } from "./git_record.ts";
 import { isoTime } from "./iso_time.ts";
-import { LIMITS } from "./limits.ts";
+import { CONTEXT, LIMITS } from "./limits.ts";
 import {
   ANONYMOUS_NOTE_AGENT,
   type ContextBlocker,
@@ -25,18 +25,6 @@ import {
 } from "./schemas.ts";
 import { subtree, type TaskTree } from "./task_tree.ts";
 import { type Actor, blockersOf } from "./team.ts";
-
-/** The sizes of a context (docs/teams.md "Context that travels with the work"). */
-export const CONTEXT = {
-  /** Characters of one text (a note, a resolution); a longer one is cut to this, ending `…`. */
-  textLength: 500,
-  /** A whole context stays under this many characters of JSON. */
-  totalLength: 4000,
-  /** Notes listed from the stale holder, and of the leaf itself: the last ones. */
-  notes: 5,
-  /** Leaf resolutions listed for a parent blocker: the last ones in tree order; the rest counted. */
-  resolutions: 10,
-} as const;
 
 /**
  * The name a note carries for `agent`: the agent's own, or {@link ANONYMOUS_NOTE_AGENT} for the

@@ -12,7 +12,7 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { Authenticator } from "../auth/authenticator.ts";
-import type { AccessLevel, Credential } from "../auth/credential.ts";
+import type { Credential } from "../auth/credential.ts";
 import { tenantShare } from "../auth/fair_share.ts";
 import type { OAuthResource } from "../auth/oauth.ts";
 import { RevocationWatch } from "../auth/revocation.ts";
@@ -41,12 +41,6 @@ export type HttpConfig = Partial<
     | "workCacheSize"
   >
 >;
-
-/** What a new MCP server is made for: the namespace it works in and the caller's access. */
-export interface ServerScope {
-  namespace: string;
-  access: AccessLevel;
-}
 
 /** Options of {@link createApp}. */
 export interface AppOptions {

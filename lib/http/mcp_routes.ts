@@ -21,7 +21,7 @@ import { errorReply, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 import type { Store } from "../store/store.ts";
 import { readJsonRpcBody } from "./body.ts";
 import { type AllowLists, hostOriginGuard, originAllowed } from "./guards.ts";
-import { type McpScopeVariables, requireMcpCredential } from "./require_credential.ts";
+import { type CallerVariables, requireMcpCredential } from "./require_credential.ts";
 
 /** Largest request body accepted on `/mcp` (`LIMITS.bodyBytes`); a larger one is refused with 413 unread. */
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -61,7 +61,7 @@ export interface McpRoutesOptions {
 
 /** MCP as the app mounts it (at `/`). */
 export interface McpRoutes {
-  app: Hono<{ Variables: McpScopeVariables }>;
+  app: Hono<{ Variables: CallerVariables }>;
   /** Whether a connection or a listen stream is open or opening (what revocation watches). */
   active(): boolean;
   /** Ends the connections and listen streams of every credential `refused` names; returns how many. */
@@ -84,7 +84,7 @@ export function createMcpRoutes(options: McpRoutesOptions): McpRoutes {
     revoked: auth && ((credential) => auth.revoked(credential)),
     onOpen: options.onOpen,
   });
-  const app = new Hono<{ Variables: McpScopeVariables }>();
+  const app = new Hono<{ Variables: CallerVariables }>();
   const bodyLimited = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) =>
@@ -107,7 +107,7 @@ export function createMcpRoutes(options: McpRoutesOptions): McpRoutes {
         if (read.refused) return read.refused;
         body = read.body;
       }
-      return await endpoint.answer(request, body, c.get("scope"));
+      return await endpoint.answer(request, body, c.get("caller"));
     });
   }
   return {

@@ -11,27 +11,21 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Credential, LOCAL_CREDENTIAL, mayUse } from "../auth/credential.ts";
+import { type Caller, LOCAL_CREDENTIAL, mayUse } from "../auth/credential.ts";
 import { isNamespace, NAMESPACE_RULE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
 import { errorReply, SERVER_ERROR } from "../mcp/rpc_errors.ts";
 
-/** Where an MCP request works: its caller and namespace. */
-export interface McpScope {
-  credential: Credential;
-  namespace: string;
+/** Hono variables set by {@link requireMcpCredential}: who calls, and in which namespace. */
+export interface CallerVariables {
+  caller: Caller;
 }
 
-/** Hono variables set by {@link requireMcpCredential}. */
-export interface McpScopeVariables {
-  scope: McpScope;
-}
-
-/** Middleware: sets `scope`, or answers 401 / 403 / 400 / 503. */
+/** Middleware: sets `caller`, or answers 401 / 403 / 400 / 503. */
 export function requireMcpCredential(
   auth: Authenticator | undefined,
   log: Logger,
-): MiddlewareHandler<{ Variables: McpScopeVariables }> {
+): MiddlewareHandler<{ Variables: CallerVariables }> {
   return async (c, next) => {
     let credential = LOCAL_CREDENTIAL;
     if (auth) {
@@ -79,7 +73,7 @@ export function requireMcpCredential(
         );
       }
     }
-    c.set("scope", { credential, namespace: asked ?? credential.own });
+    c.set("caller", { credential, namespace: asked ?? credential.own });
     return await next();
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The live MCP connections of one HTTP app (what the protocol calls a session, keyed by its
+ * The live MCP connections of one HTTP endpoint (http_endpoint.ts builds the pool; what the protocol calls a session, keyed by its
  * `Mcp-Session-Id`; "session" in this code base is a task tree): at most `max` of them, each closed
  * after `idleMs` without a request. Full, the least recently used connection is closed to admit a new
  * one (a client that lost its connection gets 404 and initializes again, as the protocol says), so
@@ -20,15 +20,18 @@ import type { Credential } from "../auth/credential.ts";
 import type { Logger } from "../log.ts";
 import type { Server, WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 
-/** One live connection: its transport, the MCP server connected to it, and the namespace it works in. */
-export interface Connection {
+/**
+ * One live MCP connection: its transport, the MCP server connected to it, and the namespace it works
+ * in. (The listener's TCP connection is another thing: lib/listener/http1_connection.ts.)
+ */
+export interface McpConnection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   /** The namespace the connection was opened in (docs/namespaces.md); it never changes. */
   namespace: string;
   /**
-   * Who opened it (credential, access and namespace; lib/http/app.ts): when given, only requests
-   * of the same owner may use it.
+   * Who opened it (credential, access and namespace, as lib/mcp/http_endpoint.ts writes them): when
+   * given, only requests of the same owner may use it.
    */
   owner?: string;
   /** The credential that opened it: its name is the tenant its share counts against. */
@@ -48,7 +51,7 @@ export interface ConnectionPoolOptions {
   now?: () => number;
 }
 
-interface Entry extends Connection {
+interface Entry extends McpConnection {
   lastUsed: number;
   /** Requests in flight on it: while any is, it is not closed to make room or for idleness. */
   busy: number;
@@ -79,7 +82,7 @@ export class ConnectionPool {
    * in another namespace than `namespace` (when given): a connection id is no way into another namespace;
    * nor, with `owner`, a way to another credential's connection (the caller cannot tell which).
    */
-  use(id: string, namespace?: string, owner?: string): Connection | undefined {
+  use(id: string, namespace?: string, owner?: string): McpConnection | undefined {
     this.sweep();
     const entry = this.#connections.get(id);
     if (!entry) return undefined;
@@ -157,7 +160,7 @@ export class ConnectionPool {
    * Adds a connection just opened ({@link admit} made room before). Connections opened at the same
    * time can overshoot a credential's share; its own oldest are closed then, never another's.
    */
-  add(id: string, connection: Connection): void {
+  add(id: string, connection: McpConnection): void {
     this.sweep();
     if (!connection.credential || this.#share >= this.#options.max) this.admit();
     this.#connections.set(id, { ...connection, lastUsed: this.#now(), busy: 0 });

@@ -17,16 +17,16 @@
  * caller's oldest stream closed, as the dashboard's are), and it ends when its credential is revoked
  * or its token expires. The endpoint builds what is MCP's: its pool of connections and its listen streams.
  */
-import type { Credential } from "../auth/credential.ts";
+import type { Caller, Credential } from "../auth/credential.ts";
 import { tenantShare } from "../auth/fair_share.ts";
 import type { StreamShares } from "../auth/stream_shares.ts";
 import { type Config, DEFAULTS } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { ConnectionPool } from "./connections.ts";
-import { ListenStreams, type StreamCaller } from "./listen_streams.ts";
+import { ListenStreams } from "./listen_streams.ts";
 import { errorReply, SERVER_ERROR, SESSION_NOT_FOUND } from "./rpc_errors.ts";
-import type { Era } from "./server.ts";
+import type { Era, ServerScope } from "./server.ts";
 import {
   type AuthInfo,
   createMcpHandler,
@@ -38,16 +38,11 @@ import {
 } from "./sdk.ts";
 import { whenDone } from "./stream_relay.ts";
 
-/** Who calls and where: the credential and the namespace the request works in. */
-export type McpCaller = StreamCaller;
-
 /**
  * Makes the server of one connection or request; `sessionless`: a handshake-era server that answers
  * one request alone (`STATELESS=1`).
  */
-export type MakeServer = (
-  options: { era: Era; namespace: string; access: "read" | "write"; sessionless?: boolean },
-) => Server;
+export type MakeServer = (options: ServerScope & { era: Era; sessionless?: boolean }) => Server;
 
 /** The settings the endpoint reads; each absent one is its {@link DEFAULTS} value (stateful). */
 export type EndpointConfig = Partial<
@@ -77,12 +72,6 @@ export interface McpHttpEndpointOptions {
    * ones included): revocation watches it.
    */
   onOpen?: () => void;
-}
-
-/** The caller's scope as the SDK carries it to the server factory (`authInfo` is pass-through). */
-interface ScopeInfo {
-  namespace: string;
-  access: "read" | "write";
 }
 
 /** See the module doc. */
@@ -137,7 +126,7 @@ export class McpHttpEndpoint {
    * Answers one request to `/mcp` of `caller`; `body` is the parsed JSON of a POST (undefined for
    * GET and DELETE).
    */
-  async answer(request: Request, body: unknown, caller: McpCaller): Promise<Response> {
+  async answer(request: Request, body: unknown, caller: Caller): Promise<Response> {
     const authInfo = authInfoOf(caller);
     if (request.method === "POST" && !(await isLegacyRequest(request, body))) {
       if ((body as { method?: unknown } | null)?.method === "subscriptions/listen") {
@@ -178,7 +167,7 @@ export class McpHttpEndpoint {
   }
 
   /** The handshake era with sessions: as the 2025 specification has them. */
-  async #answerSession(request: Request, body: unknown, caller: McpCaller): Promise<Response> {
+  async #answerSession(request: Request, body: unknown, caller: Caller): Promise<Response> {
     const pool = this.#pool;
     const { log } = this.#options;
     // Replies to the client keep the protocol's word: to it, a connection is its MCP session.
@@ -269,13 +258,16 @@ export class McpHttpEndpoint {
  * Who a connection belongs to: the credential, its access and the namespace. A request with another
  * credential, or to another namespace, does not find it (404), so a connection id alone is no key.
  */
-function ownerOf(caller: McpCaller): string {
+function ownerOf(caller: Caller): string {
   return JSON.stringify([caller.credential.name, caller.credential.access, caller.namespace]);
 }
 
-/** The caller as the SDK passes it through to the factory (never read from headers by the SDK). */
-function authInfoOf(caller: McpCaller): AuthInfo {
-  const extra: ScopeInfo = { namespace: caller.namespace, access: caller.credential.access };
+/**
+ * The caller as the SDK passes it through to the server factory (`authInfo` is pass-through, never
+ * read from headers by the SDK): its {@link ServerScope} in `extra`.
+ */
+function authInfoOf(caller: Caller): AuthInfo {
+  const extra: ServerScope = { namespace: caller.namespace, access: caller.credential.access };
   return {
     token: "",
     clientId: caller.credential.name,
@@ -287,8 +279,8 @@ function authInfoOf(caller: McpCaller): AuthInfo {
   };
 }
 
-function scopeOf(authInfo: AuthInfo | undefined): ScopeInfo {
-  const extra = authInfo?.extra as Partial<ScopeInfo> | undefined;
+function scopeOf(authInfo: AuthInfo | undefined): ServerScope {
+  const extra = authInfo?.extra as Partial<ServerScope> | undefined;
   if (extra?.namespace === undefined) throw new Error("an MCP request reached the server without its caller");
   return { namespace: extra.namespace, access: extra.access === "read" ? "read" : "write" };
 }

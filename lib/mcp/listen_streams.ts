@@ -23,7 +23,7 @@
  * (`LIMITS.listenQueueBytes` queued) is ended as a slow reader, with one log line.
  */
 import { atExpiry } from "../auth/expiry.ts";
-import type { Credential } from "../auth/credential.ts";
+import type { Caller, Credential } from "../auth/credential.ts";
 import type { StreamShares } from "../auth/stream_shares.ts";
 import { LIMITS } from "../domain/limits.ts";
 import type { Logger } from "../log.ts";
@@ -38,12 +38,6 @@ import {
   type Server,
 } from "./sdk.ts";
 import { relay, type RelayEnd } from "./stream_relay.ts";
-
-/** Who opens a stream, and in which namespace. */
-export interface StreamCaller {
-  credential: Credential;
-  namespace: string;
-}
 
 /** Options of {@link ListenStreams}. */
 export interface ListenStreamsOptions {
@@ -66,7 +60,7 @@ type EndReason = "quota" | "revoked" | "expired" | "slow" | "shutdown";
 
 /** One stream, pending or open. */
 interface Stream {
-  caller: StreamCaller;
+  caller: Caller;
   /** URIs it names (`resourceSubscriptions`). */
   uris: number;
   /** Set once it has ended (or must: a pending stream then never opens). */
@@ -109,7 +103,7 @@ export class ListenStreams {
   }
 
   /** Answers a `subscriptions/listen` request (`body` parsed) of `caller`: a stream, or why not. */
-  async answer(request: Request, body: unknown, caller: StreamCaller, authInfo: AuthInfo): Promise<Response> {
+  async answer(request: Request, body: unknown, caller: Caller, authInfo: AuthInfo): Promise<Response> {
     const { log, shares } = this.#options;
     const id = requestId(body);
     const interest = listenInterest((body as { params?: unknown }).params);
@@ -219,7 +213,7 @@ export class ListenStreams {
   }
 
   /** Why `uris` more URIs are refused to `caller` (a message naming the limit), or undefined. */
-  #uriRefusal(caller: StreamCaller, uris: number): string | undefined {
+  #uriRefusal(caller: Caller, uris: number): string | undefined {
     if (uris > LIMITS.listenUris) {
       return `Limit exceeded: a listen stream names at most ${LIMITS.listenUris} resources ` +
         `(listenUris); this one names ${uris}. Subscribe to fewer, or split them over several streams.`;
@@ -286,8 +280,8 @@ export class ListenStreams {
         onerror: (error) => log.debug("listen request refused", { error: error.message }),
       });
       const watch = new ResourceWatch({
-        space: store.space(namespace),
-        watch: (onChange) => store.watch(onChange),
+        store,
+        namespace,
         emit: (event: ResourceEvent) => handler.bus.publish(event),
         workCacheSize,
         log,

@@ -15,8 +15,9 @@
  * function it returns, so two streams wanting one resource cause one announcement, not two.
  */
 import type { Logger } from "../log.ts";
-import type { Space } from "../store/store.ts";
+import type { Space, Store } from "../store/store.ts";
 import { recentWorks } from "../domain/work_lru.ts";
+import { parseResourceUri } from "./resource_uris.ts";
 
 /** What a watch announces: a resource's update, or a change of the listed names. */
 export type ResourceEvent = { kind: "resource_updated"; uri: string } | { kind: "resources_list_changed" };
@@ -44,9 +45,9 @@ export function listenInterest(params: unknown): ResourceInterest {
 
 /** Options of {@link ResourceWatch}. */
 export interface ResourceWatchOptions {
-  space: Space;
-  /** The store's change feed ({@link Store.watch}). */
-  watch: (onChange: () => void) => () => void;
+  /** The store: its namespace `namespace` is read, and its change feed ({@link Store.watch}) followed. */
+  store: Store;
+  namespace: string;
   /** Receives each announcement. */
   emit: (event: ResourceEvent) => void;
   /** Capacity of the work-info LRU: works past it are not listed. */
@@ -54,13 +55,10 @@ export interface ResourceWatchOptions {
   log: Logger;
 }
 
-const SESSION = "checklist://sessions/";
-const WORK = "checklist://works/";
-const PROGRESS = "checklist://progress/";
-
 /** See the module doc. */
 export class ResourceWatch {
   readonly #options: ResourceWatchOptions;
+  readonly #space: Space;
   /** Wanted URIs and how many streams want each. */
   readonly #uris = new Map<string, number>();
   /** The last version seen of each wanted URI (undefined: not read yet). */
@@ -73,6 +71,7 @@ export class ResourceWatch {
 
   constructor(options: ResourceWatchOptions) {
     this.#options = options;
+    this.#space = options.store.space(options.namespace);
   }
 
   /** How many wants are held now (0: the store is not watched). */
@@ -90,7 +89,7 @@ export class ResourceWatch {
     const fresh = uris.filter((uri) => !this.#uris.has(uri));
     for (const uri of uris) this.#uris.set(uri, (this.#uris.get(uri) ?? 0) + 1);
     if (list) this.#listWanted++;
-    this.#unsubscribe ??= this.#options.watch(() => this.#changed());
+    this.#unsubscribe ??= this.#options.store.watch(() => this.#changed());
     await Promise.all([
       ...fresh.map(async (uri) => {
         const version = await this.#version(uri);
@@ -156,16 +155,13 @@ export class ResourceWatch {
 
   /** The version of one resource; undefined when it cannot be read now (it is read again next time). */
   async #version(uri: string): Promise<string | undefined> {
-    const { space, log } = this.#options;
+    const { log } = this.#options;
+    const space = this.#space;
+    const ref = parseResourceUri(uri);
     try {
-      if (uri.startsWith(SESSION)) {
-        return String((await space.readHistory(decodeURIComponent(uri.slice(SESSION.length)), 1)).revision);
-      }
-      if (uri.startsWith(PROGRESS)) {
-        const doc = await space.readProgress(decodeURIComponent(uri.slice(PROGRESS.length)));
-        return String(doc?.revision ?? 0);
-      }
-      const workId = uri.slice(WORK.length);
+      if (ref?.kind === "session") return String((await space.readHistory(ref.sessionId, 1)).revision);
+      if (ref?.kind === "progress") return String((await space.readProgress(ref.project))?.revision ?? 0);
+      const workId = ref?.kind === "work" ? ref.workId : "";
       return await space.readWorks((entries) => entries.get(workId)?.work_timestamp ?? "");
     } catch (error) {
       log.debug("resource watch: reading a version failed", { uri, error });
@@ -175,7 +171,8 @@ export class ResourceWatch {
 
   /** The listed names, as one text that changes when any appears or goes. */
   async #names(): Promise<string | undefined> {
-    const { space, workCacheSize, log } = this.#options;
+    const { workCacheSize, log } = this.#options;
+    const space = this.#space;
     try {
       const [sessions, projects, works] = await Promise.all([
         space.listSessions(),
@@ -192,5 +189,5 @@ export class ResourceWatch {
 
 /** Whether a URI names a resource that can change (the plan view never does). */
 function watchable(uri: string): boolean {
-  return uri.startsWith(SESSION) || uri.startsWith(WORK) || uri.startsWith(PROGRESS);
+  return parseResourceUri(uri) !== undefined;
 }

@@ -19,6 +19,7 @@ import { linkableNames } from "../store/stored_names.ts";
 import type { Space } from "../store/store.ts";
 import { type ListResourcesResult, type Resource, ResourceNotFoundError } from "./sdk.ts";
 import { type Catalog, invalidParams } from "./catalog.ts";
+import { progressUri, sessionUri, URI_TEMPLATES, workUri } from "./resource_uris.ts";
 import { describeProgress, noProgressText } from "./tools_progress.ts";
 import { describeWork } from "./tools_works.ts";
 import { DEFAULT_SESSION } from "../domain/names.ts";
@@ -32,19 +33,6 @@ const PROJECT_ARGUMENT = ProjectSchema.refine(isWellFormed, LONE_SURROGATE).opti
   .describe("Project of the progress document");
 const SESSION_ARGUMENT = SessionIdSchema.refine(isWellFormed, LONE_SURROGATE).optional()
   .describe("Task tree; default: that of the latest work");
-
-/** URI of a session's task tree. */
-export function sessionUri(sessionId: string): string {
-  return `checklist://sessions/${encodeURIComponent(sessionId)}`;
-}
-/** URI of a work entry. */
-export function workUri(workId: string): string {
-  return `checklist://works/${workId}`;
-}
-/** URI of a project's progress document. */
-export function progressUri(project: string): string {
-  return `checklist://progress/${encodeURIComponent(project)}`;
-}
 
 /** Options of {@link registerHandoff}. */
 export interface HandoffOptions {
@@ -80,7 +68,7 @@ export function registerHandoff(catalog: Catalog, options: HandoffOptions): List
 
   if (hasTasks) {
     catalog.template("session", {
-      uriTemplate: "checklist://sessions/{sessionId}",
+      uriTemplate: URI_TEMPLATES.session,
       metadata: SESSION_META,
       complete: { sessionId: completeSession },
       read: async (uri, variables) => {
@@ -94,7 +82,7 @@ export function registerHandoff(catalog: Catalog, options: HandoffOptions): List
 
   if (groups.has("works")) {
     catalog.template("work", {
-      uriTemplate: "checklist://works/{workId}",
+      uriTemplate: URI_TEMPLATES.work,
       metadata: {
         title: "Saved work",
         description:
@@ -116,7 +104,7 @@ export function registerHandoff(catalog: Catalog, options: HandoffOptions): List
 
   if (groups.has("progress")) {
     catalog.template("progress", {
-      uriTemplate: "checklist://progress/{project}",
+      uriTemplate: URI_TEMPLATES.progress,
       metadata: PROGRESS_META,
       complete: { project: completeProject },
       read: async (uri, variables) => {

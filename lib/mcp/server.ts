@@ -14,6 +14,7 @@
  * (`INVALID_INPUT`, CONTRACT "Failures, limits and hostile input"), where the SDK answers a
  * JSON-RPC error carrying its validator's dump; {@link ChecklistServer} is that one difference.
  */
+import type { AccessLevel } from "../auth/credential.ts";
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
 import { DEFAULT_NAMESPACE } from "../domain/schemas.ts";
 import type { Logger } from "../log.ts";
@@ -58,14 +59,26 @@ export const ALL_TOOLS: readonly ToolDef[] = [
   ...HISTORY_TOOLS,
 ];
 
+/**
+ * What a server is made for: the namespace it works in and the caller's access (over HTTP, from the
+ * request's credential; a stdio server's is the process's).
+ */
+export interface ServerScope {
+  /** The namespace the server works in (docs/namespaces.md). */
+  namespace: string;
+  /**
+   * The caller's access (docs/hosting.md "Hosting for a team"): `read` lists only the read-only tools,
+   * and a call to a changing tool is refused with `FORBIDDEN` before it runs.
+   */
+  access: AccessLevel;
+}
+
 /** Which era a server serves: `modern` (2026-07-28) or `legacy` (the handshake era, 2024-11-05 … 2025-11-25). */
 export type Era = "legacy" | "modern";
 
-/** Options of {@link createServer}. */
-export interface ServerOptions {
+/** Options of {@link createServer}; without a {@link ServerScope}, the `default` namespace with write access. */
+export interface ServerOptions extends Partial<ServerScope> {
   store: Store;
-  /** The namespace the server works in (docs/namespaces.md); `default` when absent. */
-  namespace?: string;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
@@ -73,11 +86,6 @@ export interface ServerOptions {
   features?: readonly ServerFeature[];
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;
-  /**
-   * The caller's access (docs/hosting.md "Hosting for a team"): `read` lists only the read-only tools, and a
-   * call to a changing tool is refused with `FORBIDDEN` before it runs. `write` by default.
-   */
-  access?: "read" | "write";
   /** The agent that calls without `agent` act as (`CHECKLIST_AGENT`); the anonymous agent when absent. */
   agent?: string | undefined;
   /** The clock leases are judged by, in milliseconds (tests pass their own). */
@@ -151,8 +159,8 @@ export function createServer(options: ServerOptions): Server {
   catalog.install(server, { listChanged: true, subscribe, promptsListChanged: era === "legacy" });
   if (era === "legacy" && subscribe && catalog.hasResources) {
     answerSubscriptions(server, {
-      space,
-      watch: (onChange) => options.store.watch(onChange),
+      store: options.store,
+      namespace: space.namespace,
       workCacheSize: ctx.workCacheSize,
       log: serverLog,
     });

@@ -40,8 +40,8 @@ export function serveOverStdio(options: StdioServeOptions): StdioServing {
   const { store, log } = options;
   let served: Server | undefined;
   const watch = new ResourceWatch({
-    space: store.space(options.namespace),
-    watch: (onChange) => store.watch(onChange),
+    store,
+    namespace: options.namespace,
     emit: (event) => {
       const sent = event.kind === "resource_updated"
         ? served?.sendResourceUpdated({ uri: event.uri })

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { leaseRenewed, recordChange, restoreTree, summarize } from "../../lib/domain/history.ts";
 import { branchAtHead, gitSummary, recordGit } from "../../lib/domain/git_record.ts";
-import { CONTEXT, contextLine, takeContext } from "../../lib/domain/notes.ts";
+import { CONTEXT } from "../../lib/domain/limits.ts";
+import { contextLine, takeContext } from "../../lib/domain/notes.ts";
 import { type GitState, TakeContextSchema, TaskSchema } from "../../lib/domain/schemas.ts";
 import { claimTask, completeTask, createTask, startTask, updateTask } from "../../lib/domain/task_ops.ts";
 import { TaskTree } from "../../lib/domain/task_tree.ts";

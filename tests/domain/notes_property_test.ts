@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CONTEXT, cutText, takeContext } from "../../lib/domain/notes.ts";
+import { CONTEXT } from "../../lib/domain/limits.ts";
+import { cutText, takeContext } from "../../lib/domain/notes.ts";
 import {
   type ContextBlocker,
   type ContextNote,

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { updateTasks } from "../../lib/domain/checklist.ts";
 import { recordChange, restoreTree, summarize } from "../../lib/domain/history.ts";
-import { LIMITS } from "../../lib/domain/limits.ts";
-import { CONTEXT, cutText, takeContext } from "../../lib/domain/notes.ts";
+import { CONTEXT, LIMITS } from "../../lib/domain/limits.ts";
+import { cutText, takeContext } from "../../lib/domain/notes.ts";
 import { ANONYMOUS_NOTE_AGENT, TakeContextSchema, type Task } from "../../lib/domain/schemas.ts";
 import {
   claimTask,

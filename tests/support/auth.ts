@@ -7,9 +7,9 @@ import { type AccessSettings, Authenticator } from "../../lib/auth/authenticator
 import type { OAuthOptions } from "../../lib/auth/oauth.ts";
 import { RECHECK_MS, type TokenEntry } from "../../lib/auth/tokens_file.ts";
 import { sleep } from "./time.ts";
-import { createApp, type HttpConfig, type ServerScope } from "../../lib/http/app.ts";
+import { createApp, type HttpConfig } from "../../lib/http/app.ts";
 import type { Logger } from "../../lib/log.ts";
-import { createServer } from "../../lib/mcp/server.ts";
+import { createServer, type ServerScope } from "../../lib/mcp/server.ts";
 import { PLAN_VIEW } from "../../lib/plan_view/server/plan_feature.ts";
 import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";

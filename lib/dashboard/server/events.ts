@@ -16,7 +16,7 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { Credential } from "../../auth/credential.ts";
+import type { Caller, Credential } from "../../auth/credential.ts";
 import { StreamShares } from "../../auth/stream_shares.ts";
 import type { Logger } from "../../log.ts";
 import { sha256, toHex } from "../../auth/credential.ts";
@@ -45,13 +45,7 @@ export interface EventHubOptions {
   signature?: (namespace: string) => Promise<string>;
 }
 
-/** Who opens a stream, and for which namespace (one the credential may see; routes.ts checks). */
-export interface StreamScope {
-  credential: Credential;
-  namespace: string;
-}
-
-interface Stream extends StreamScope {
+interface Stream extends Caller {
   /** Set by `end()`, which may come before the stream's body has started. */
   ended: boolean;
   wake: () => void;
@@ -107,14 +101,14 @@ export class EventHub {
   }
 
   /**
-   * Answers an event-stream request of `scope`: a stream (after closing the credential's own oldest
-   * one when it is at its share, or the cap is full), or 503 when the cap is full of other credentials'
-   * streams.
+   * Answers an event-stream request of `caller` (for a namespace the credential may see; routes.ts
+   * checks): a stream (after closing the credential's own oldest one when it is at its share, or the
+   * cap is full), or 503 when the cap is full of other credentials' streams.
    */
-  open(c: Context, scope: StreamScope): Response {
+  open(c: Context, caller: Caller): Response {
     let wake = () => {};
     const stream: Stream = {
-      ...scope,
+      ...caller,
       ended: false,
       wake: () => wake(),
       end: () => {
@@ -123,7 +117,7 @@ export class EventHub {
       },
       release: () => {},
     };
-    const release = this.#closed ? undefined : this.#shares.admit(scope.credential, () => {
+    const release = this.#closed ? undefined : this.#shares.admit(caller.credential, () => {
       this.#remove(stream);
       stream.end();
     });
@@ -138,7 +132,7 @@ export class EventHub {
     c.header("Cache-Control", "no-store");
     c.header("X-Accel-Buffering", "no");
     this.#streams.add(stream);
-    const { namespace } = scope;
+    const { namespace } = caller;
     return streamSSE(c, async (sse) => {
       let pending: Promise<void> = new Promise((resolve) => (wake = resolve));
       const arm = () => (pending = new Promise((resolve) => (wake = resolve)));

@@ -2,7 +2,7 @@ import { spawnChild } from "../support/processes.ts";
 import { mainCommand } from "../support/server_process.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { LineSplitter, OVERSIZED, writeAll } from "../../lib/mcp/deno_stdio.ts";
+import { LineSplitter, OVERSIZED, writeAll } from "../../lib/mcp/stdio_transport.ts";
 
 Deno.test("writeAll writes every byte in order even when the pipe takes a few at a time", () => {
   const received: number[] = [];
