@@ -4,7 +4,7 @@
  * binary's `checklist-mcp guard`, `deno task guard`) is the commit guard, loaded only then.
  */
 import type { Authenticator } from "./lib/auth/authenticator.ts";
-import { type Config, DEFAULTS, loadConfig } from "./lib/config.ts";
+import { type Config, DEFAULTS, loadConfig, renamedSettings } from "./lib/config.ts";
 import type { GitReader } from "./lib/git/git_recorder.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer, type Era, type ServerScope } from "./lib/mcp/server.ts";
@@ -39,8 +39,20 @@ async function boot(
   args: readonly string[],
   listening?: (config: Config) => Place | undefined,
 ): Promise<Runtime> {
-  const config = loadConfig(Deno.env.toObject(), args);
+  const env = Deno.env.toObject();
+  const config = loadConfig(env, args);
   const log = createLogger({ level: config.logLevel });
+  for (const { old, name, read } of renamedSettings(env)) {
+    log.warn(
+      read
+        ? "a setting was read under its old name; rename it"
+        : "a setting's old name is ignored: its new name is set",
+      {
+        setting: old,
+        newName: name,
+      },
+    );
+  }
   const where = listening?.(config);
   // Access control and the exposure guard are HTTP's alone: stdio never loads them (jose and the
   // hashes cost start-up time).

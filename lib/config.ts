@@ -101,10 +101,7 @@ const ConfigSchema = z.object({
 /** The parsed configuration. */
 export type Config = z.infer<typeof ConfigSchema>;
 
-/**
- * The environment variable of each setting. `MAX_SESSIONS` and `SESSION_IDLE_MINUTES` bound HTTP MCP
- * connections: public names, kept as they are.
- */
+/** The environment variable of each setting. */
 export const ENV_NAMES: Readonly<Record<string, string>> = {
   filePath: "FILE_PATH",
   kvPath: "KV_PATH",
@@ -124,13 +121,32 @@ export const ENV_NAMES: Readonly<Record<string, string>> = {
   logLevel: "LOG_LEVEL",
   stateless: "STATELESS",
   allowUnauthenticatedRemote: "ALLOW_UNAUTHENTICATED_REMOTE",
-  maxConnections: "MAX_SESSIONS",
-  connectionIdleMinutes: "SESSION_IDLE_MINUTES",
+  maxConnections: "MAX_CONNECTIONS",
+  connectionIdleMinutes: "CONNECTION_IDLE_MINUTES",
   historySize: "HISTORY_SIZE",
   namespace: "CHECKLIST_NAMESPACE",
   agent: "CHECKLIST_AGENT",
   repoDir: "REPO_DIR",
 };
+
+/**
+ * Settings that had another name before, by old name: the new one. "Session" means a task tree here,
+ * so the settings that count MCP connections were renamed; the old names are still read (the new name
+ * wins when both are set), and {@link renamedSettings} says which a start was given.
+ */
+export const RENAMED_SETTINGS: Readonly<Record<string, string>> = {
+  MAX_SESSIONS: ENV_NAMES.maxConnections!,
+  SESSION_IDLE_MINUTES: ENV_NAMES.connectionIdleMinutes!,
+};
+
+/** The old names set in `env` (not empty), each with its new name and whether it was read (the new one is unset). */
+export function renamedSettings(
+  env: Record<string, string | undefined>,
+): { old: string; name: string; read: boolean }[] {
+  return Object.entries(RENAMED_SETTINGS)
+    .filter(([old]) => env[old] !== undefined && env[old] !== "")
+    .map(([old, name]) => ({ old, name, read: env[name] === undefined || env[name] === "" }));
+}
 
 const FLAGS: Record<string, string> = {
   "--port": "port",
@@ -146,6 +162,12 @@ export function loadConfig(env: Record<string, string | undefined>, args: readon
   const raw: Record<string, unknown> = { transport: args.includes("--stdio") ? "stdio" : "http" };
   // On Deno Deploy several isolates answer one URL: no in-memory sessions unless STATELESS=0 says so.
   if (env.DENO_DEPLOYMENT_ID) raw.stateless = "1";
+  // The name each value was read under, for the messages: an old name when only it was set.
+  const names: Record<string, string> = { ...ENV_NAMES };
+  for (const { old, name, read } of renamedSettings(env)) {
+    const key = Object.keys(ENV_NAMES).find((k) => ENV_NAMES[k] === name)!;
+    if (read) [raw[key], names[key]] = [env[old], old];
+  }
   for (const [key, name] of Object.entries(ENV_NAMES)) {
     const value = env[name];
     if (value !== undefined && value !== "") raw[key] = value;
@@ -168,7 +190,7 @@ export function loadConfig(env: Record<string, string | undefined>, args: readon
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? "");
-      return `${ENV_NAMES[key] ?? key}: ${issue.message}`;
+      return `${names[key] ?? key}: ${issue.message}`;
     });
     throw new Error(`Invalid configuration: ${problems.join("; ")}`);
   }

@@ -1,6 +1,7 @@
 /** Configuration from the environment and CLI flags: the defaults, the overrides, the refusals. */
 import assert from "node:assert/strict";
-import { loadConfig, TOOL_GROUPS } from "../lib/config.ts";
+import { loadConfig, renamedSettings, TOOL_GROUPS } from "../lib/config.ts";
+import { runMain } from "./support/server_process.ts";
 
 Deno.test("loadConfig: with nothing set it serves HTTP on 127.0.0.1:8585 from memory with every group", () => {
   const config = loadConfig({}, []);
@@ -115,4 +116,43 @@ Deno.test("loadConfig: CHECKLIST_NAMESPACE or --namespace names the namespace; d
     assert.throws(() => loadConfig({ CHECKLIST_NAMESPACE: bad }), /CHECKLIST_NAMESPACE: a namespace name is/);
   }
   assert.throws(() => loadConfig({}, ["--namespace"]), /--namespace needs a value/);
+});
+
+Deno.test("loadConfig: MAX_CONNECTIONS and CONNECTION_IDLE_MINUTES; their old names are still read, the new ones win", async (t) => {
+  await t.step("the new names", () => {
+    const config = loadConfig({ MAX_CONNECTIONS: "7", CONNECTION_IDLE_MINUTES: "5" });
+    assert.equal(config.maxConnections, 7);
+    assert.equal(config.connectionIdleMinutes, 5);
+    assert.deepEqual(renamedSettings({ MAX_CONNECTIONS: "7" }), []);
+  });
+  await t.step("the old names alone are read", () => {
+    const env = { MAX_SESSIONS: "8", SESSION_IDLE_MINUTES: "6" };
+    const config = loadConfig(env);
+    assert.equal(config.maxConnections, 8);
+    assert.equal(config.connectionIdleMinutes, 6);
+    assert.deepEqual(renamedSettings(env), [
+      { old: "MAX_SESSIONS", name: "MAX_CONNECTIONS", read: true },
+      { old: "SESSION_IDLE_MINUTES", name: "CONNECTION_IDLE_MINUTES", read: true },
+    ]);
+  });
+  await t.step("both set: the new name wins", () => {
+    const env = { MAX_SESSIONS: "8", MAX_CONNECTIONS: "9" };
+    assert.equal(loadConfig(env).maxConnections, 9);
+    assert.deepEqual(renamedSettings(env), [{ old: "MAX_SESSIONS", name: "MAX_CONNECTIONS", read: false }]);
+  });
+  await t.step("a bad value is refused under the name it was given", () => {
+    assert.throws(() => loadConfig({ MAX_SESSIONS: "0" }), /MAX_SESSIONS/);
+    assert.throws(() => loadConfig({ MAX_CONNECTIONS: "0" }), /MAX_CONNECTIONS/);
+  });
+});
+
+Deno.test("a server started with MAX_SESSIONS logs one warning naming MAX_CONNECTIONS", async () => {
+  const { code, stderr } = await runMain({ env: { MAX_SESSIONS: "12" } });
+  assert.equal(code, 0, stderr);
+  const warnings = stderr.trim().split("\n").map((line) => JSON.parse(line)).filter((r) =>
+    r.level === "warn" && r.setting !== undefined
+  );
+  assert.deepEqual(warnings.map((r) => [r.msg, r.setting, r.newName]), [
+    ["a setting was read under its old name; rename it", "MAX_SESSIONS", "MAX_CONNECTIONS"],
+  ]);
 });

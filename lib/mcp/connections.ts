@@ -40,11 +40,11 @@ export interface McpConnection {
 
 /** Options of {@link ConnectionPool}. */
 export interface ConnectionPoolOptions {
-  /** Most live connections (`MAX_SESSIONS`). */
+  /** Most live connections (`MAX_CONNECTIONS`). */
   max: number;
   /** Most live connections one credential may hold (`fairShare(max)` with access control on); `max` by default. */
   share?: number;
-  /** Idle time after which a connection is closed (`SESSION_IDLE_MINUTES`), in milliseconds. */
+  /** Idle time after which a connection is closed (`CONNECTION_IDLE_MINUTES`), in milliseconds. */
   idleMs: number;
   log: Logger;
   /** The clock, in milliseconds; `Date.now` by default. */

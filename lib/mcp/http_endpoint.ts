@@ -55,7 +55,7 @@ export interface McpHttpEndpointOptions {
   store: Store;
   log: Logger;
   /**
-   * Handshake-era connections (`MAX_SESSIONS`, idle expiry), sessions or not (`STATELESS=1`), and the
+   * Handshake-era connections (`MAX_CONNECTIONS`, `CONNECTION_IDLE_MINUTES`), sessions or not (`STATELESS=1`), and the
    * capacity of the work-info LRU (what the listing shows).
    */
   config?: EndpointConfig;

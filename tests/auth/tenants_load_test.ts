@@ -101,7 +101,7 @@ Deno.test("handshake era: a connection with a call in flight is never closed to 
     env: {
       AUTH_TOKENS_FILE: file.path,
       FILE_PATH: `${file.path}.store.json`,
-      MAX_SESSIONS: "8",
+      MAX_CONNECTIONS: "8",
       LOG_LEVEL: "error",
     },
   });

@@ -59,7 +59,7 @@ async function ended(reader: ReadableStreamDefaultReader<Uint8Array>, ms = 2000)
   await readUntil(reader, () => false, ms);
 }
 
-Deno.test("connections: one credential opening MAX_SESSIONS connections closes only its own, never another's", async () => {
+Deno.test("connections: one credential opening MAX_CONNECTIONS connections closes only its own, never another's", async () => {
   await using file = await tokensFile(ENTRIES);
   const { log, records } = recordingLogger();
   await using app = await accessApp({ authTokensFile: file.path }, { log, config: { maxConnections: 8 } });

@@ -3,10 +3,14 @@
  * configures the server, so a setting in the shell that runs the tests or benchmarks never changes
  * what a child serves. The list is the configuration's own, so a new setting is stripped at once.
  */
-import { ENV_NAMES } from "../../lib/config.ts";
+import { ENV_NAMES, RENAMED_SETTINGS } from "../../lib/config.ts";
 
-/** The variables removed from a child's environment: every setting, and Deno Deploy's marker. */
-export const SERVER_ENV_NAMES: readonly string[] = [...Object.values(ENV_NAMES), "DENO_DEPLOYMENT_ID"];
+/** The variables removed from a child's environment: every setting (old names too), and Deno Deploy's marker. */
+export const SERVER_ENV_NAMES: readonly string[] = [
+  ...Object.values(ENV_NAMES),
+  ...Object.keys(RENAMED_SETTINGS),
+  "DENO_DEPLOYMENT_ID",
+];
 
 /** This process's environment without {@link SERVER_ENV_NAMES}, with `NO_COLOR=1`, plus `extra`. */
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
