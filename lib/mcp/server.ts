@@ -21,18 +21,15 @@ import type { Logger } from "../log.ts";
 import type { GitReader } from "../git/git_recorder.ts";
 import type { Store } from "../store/store.ts";
 import { Catalog, invalidParams } from "./catalog.ts";
+import { ChecklistServer, type Era } from "./checklist_server.ts";
 import type { ServerFeature } from "./feature.ts";
 import { bridgeLogs } from "./log_bridge.ts";
 import { registerHandoff } from "./resources.ts";
 import { ResourceWatch, type ResourceWatchOptions } from "./resource_watch.ts";
 import {
-  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  type JSONRPCRequest,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
+  type Server,
   type ServerCapabilities,
   type ServerContext,
   type Tool,
@@ -74,7 +71,7 @@ export interface ServerScope {
 }
 
 /** Which era a server serves: `modern` (2026-07-28) or `legacy` (the handshake era, 2024-11-05 … 2025-11-25). */
-export type Era = "legacy" | "modern";
+export type { Era } from "./checklist_server.ts";
 
 /** Options of {@link createServer}; without a {@link ServerScope}, the `default` namespace with write access. */
 export interface ServerOptions extends Partial<ServerScope> {
@@ -126,7 +123,9 @@ export function createServer(options: ServerOptions): Server {
   const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
   const serverLog = options.log.child({ namespace: space.namespace });
-  const server = new ChecklistServer(serverLog, era, {
+  const server = new ChecklistServer(SERVER_INFO, {
+    log: serverLog,
+    era,
     capabilities: era === "legacy"
       // As the SDK's McpServer declared them in the handshake era; 2025 clients see no difference.
       ? { tools: { listChanged: true }, logging: {} }
@@ -204,7 +203,8 @@ export function createServer(options: ServerOptions): Server {
   };
   server.setRequestHandler(
     "tools/call",
-    ({ params }, context) => server.answerCall(params.name, params.arguments, context),
+    ({ params }, context) =>
+      server.answerCall(params.name, server.argumentsOf(context, params.arguments), context),
   );
   return server;
 }
@@ -256,96 +256,4 @@ function clientCapabilities(server: Server, context: ServerContext): ClientCapab
 function extensionsOf(features: readonly ServerFeature[]): Pick<ServerCapabilities, "extensions"> {
   if (features.length === 0) return {};
   return { extensions: Object.fromEntries(features.map((feature) => [feature.extension, {}])) };
-}
-
-/**
- * The SDK's `Server` with two edges of ours, both on the hook the SDK gives subclasses for wrapping
- * handlers:
- * - `tools/call` with arguments that are not an object (or without a tool name) is answered before
- *   the SDK checks the request: by the tool, which refuses them with an `INVALID_INPUT` result as it
- *   refuses any bad argument (no name: invalid params in one line), where the SDK answers invalid params with
- *   its validator's dump;
- * - an error a handler throws reaches the client in one plain line: a validator's dump becomes
- *   invalid params naming the first field, and an exception that is not a protocol error becomes
- *   "Internal error" with its text in the log only (CONTRACT: no reply carries an exception's text);
- *   in the handshake era its message starts `MCP error CODE: `, as SDK v1 wrote it.
- */
-class ChecklistServer extends Server {
-  readonly #log: Logger;
-  readonly #era: Era;
-  /** Answers a `tools/call` (set by {@link createServer}). */
-  answerCall: (name: string, args: unknown, ctx: ServerContext) => Promise<CallToolResult> = () =>
-    Promise.reject(new Error("no tools"));
-
-  constructor(log: Logger, era: Era, options: ConstructorParameters<typeof Server>[1]) {
-    super(SERVER_INFO, options);
-    this.#log = log;
-    this.#era = era;
-  }
-
-  protected override _wrapHandler(
-    method: string,
-    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Record<string, unknown>>,
-  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Record<string, unknown>> {
-    const wrapped = super._wrapHandler(method, handler);
-    const tools = method === "tools/call";
-    return async (request, ctx) => {
-      try {
-        if (tools) {
-          const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
-          if (typeof params?.name !== "string") {
-            throw invalidParams("tools/call needs params.name, a tool name from tools/list");
-          }
-          const args = params.arguments;
-          if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
-            // The SDK would refuse them unread; the tool refuses them as it refuses any bad argument.
-            return await this.answerCall(params.name, args, ctx) as Record<string, unknown>;
-          }
-        }
-        return await wrapped(request, ctx);
-      } catch (error) {
-        throw this.#plain(error);
-      }
-    };
-  }
-
-  /** See the class doc: the error as the client gets it. */
-  #plain(error: unknown): ProtocolError {
-    const message = error instanceof Error ? error.message : String(error);
-    const issue = validatorIssue(message);
-    if (issue) return invalidParams(invalidParamsText(issue));
-    if (error instanceof ProtocolError && error.code !== ProtocolErrorCode.InternalError) {
-      // The handshake era's messages read as SDK v1's McpError wrote them: 2025 clients see no difference.
-      const prefix = this.#era === "legacy" ? `MCP error ${error.code}: ` : "";
-      if (!/\n/.test(error.message) && prefix === "") return error;
-      return new ProtocolError(error.code, prefix + oneLine(error.message), error.data);
-    }
-    this.#log.error("request failed", { error });
-    return new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      "Internal error; the server log has the details",
-    );
-  }
-}
-
-function validatorIssue(text: string): { path: unknown[]; message: string } | undefined {
-  const start = text.indexOf("[");
-  if (start === -1) return undefined;
-  try {
-    const issues = JSON.parse(text.slice(start));
-    const first = Array.isArray(issues) ? issues[0] : undefined;
-    if (first && Array.isArray(first.path) && typeof first.message === "string") return first;
-  } catch {
-    // Not a validator's dump.
-  }
-  return undefined;
-}
-
-function invalidParamsText(issue: { path: readonly unknown[]; message: string }): string {
-  const path = issue.path.filter((p, i) => !(i === 0 && p === "params")).map(String).join(".");
-  return `Invalid params: ${path === "" ? "params" : `\`${path}\``}: ${oneLine(issue.message)}`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
 }

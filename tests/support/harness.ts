@@ -29,7 +29,7 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "./sdk_client.ts";
-import { createMcpHandler } from "../../lib/mcp/sdk.ts";
+import { createMcpHandler, type Server } from "../../lib/mcp/sdk.ts";
 
 /** A connected client; disposing it closes the connection and whatever it started. */
 /**
@@ -72,6 +72,18 @@ export async function connectInMemory(
   const { era = "legacy", capabilities, name, ...rest } = options;
   const store = rest.store ?? new MemoryStore();
   const make = () => createServer({ log: quietLogger(), features: [PLAN_VIEW], ...rest, store, era });
+  return { ...await connectServer(make, { era, capabilities, name }), store };
+}
+
+/**
+ * A client connected in this process to the servers `make` makes: one for the connection (the
+ * handshake era), or one per request behind the SDK's `createMcpHandler` (2026-07-28).
+ */
+export async function connectServer(
+  make: () => Server,
+  options: { era?: "legacy" | "modern"; capabilities?: ClientCapabilities; name?: string } = {},
+): Promise<Connection> {
+  const { era = "legacy", capabilities, name } = options;
   const client = newClient(era, { capabilities, name });
   if (era === "modern") {
     const handler = createMcpHandler(make, { legacy: "reject" });
@@ -79,21 +91,19 @@ export async function connectInMemory(
       fetch: (url, init) => handler.fetch(new Request(url, init)),
     });
     await client.connect(transport);
-    const conn = connection(client, async () => {
+    return connection(client, async () => {
       await client.close();
       await handler.close();
     });
-    return { ...conn, store };
   }
   const server = make();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   await client.connect(clientSide);
-  const conn = connection(client, async () => {
+  return connection(client, async () => {
     await client.close();
     await server.close();
   });
-  return { ...conn, store };
 }
 
 /** Options of {@link spawnStdio} and {@link startHttp}. */
