@@ -1,6 +1,7 @@
 /**
  * Every relative link in README.md and docs/*.md resolves: the file it names exists and its `#anchor`, if
- * any, is a heading of that file under GitHub's slug rule. Absolute URLs are not checked.
+ * any, is a heading of that file under GitHub's slug rule. Absolute URLs are not checked. And the code's
+ * comments cite the guides the repository has (docs/), not a contract file it does not.
  */
 import assert from "node:assert/strict";
 import { ROOT } from "./support/paths.ts";
@@ -129,4 +130,24 @@ Deno.test("every relative link and #anchor in README.md and docs/*.md resolves",
   }
   assert.ok(checked > 0, "the files hold relative links");
   assert.deepEqual(problems, [], `broken links:\n${problems.join("\n")}`);
+});
+
+Deno.test("no comment in lib/, main.ts or tests/ cites CONTRACT, a file the repository does not have", async () => {
+  assert.equal(await Deno.stat(`${ROOT}/CONTRACT.md`).then(() => true, () => false), false);
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(`${ROOT}/${dir}`)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else if (/\.(ts|js)$/.test(entry.name) && path !== "tests/docs_links_test.ts") {
+        const text = await Deno.readTextFile(`${ROOT}/${path}`);
+        text.split("\n").forEach((line, i) => {
+          if (/\bCONTRACT\b(?!_)/.test(line)) found.push(`${path}:${i + 1}`);
+        });
+      }
+    }
+  };
+  for (const dir of ["lib", "tests"]) await walk(dir);
+  if (/\bCONTRACT\b/.test(await Deno.readTextFile(`${ROOT}/main.ts`))) found.push("main.ts");
+  assert.deepEqual(found, [], "cite the guide in docs/ instead");
 });

@@ -1,5 +1,5 @@
 /**
- * MCP over HTTP in both eras, on one `/mcp` (CONTRACT "Protocol eras"), behind every guard of
+ * MCP over HTTP in both eras, on one `/mcp` (docs/protocol.md "Protocol eras"), behind every guard of
  * lib/http/app.ts (which hands each request here with its caller and its body already read):
  *
  * - 2026-07-28 requests go to the SDK's `createMcpHandler`: one handler answers every request of

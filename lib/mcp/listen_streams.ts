@@ -1,5 +1,5 @@
 /**
- * The 2026-07-28 `subscriptions/listen` streams over HTTP (CONTRACT "Protocol eras"): each is served
+ * The 2026-07-28 `subscriptions/listen` streams over HTTP (docs/protocol.md "Protocol eras"): each is served
  * by the SDK handler of its namespace, whose event bus that namespace's {@link ResourceWatch} feeds,
  * so a stream hears only its own namespace.
  *

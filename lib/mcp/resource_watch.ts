@@ -1,5 +1,5 @@
 /**
- * What `subscriptions/listen` streams hear (CONTRACT "Protocol eras"): after any change to the store,
+ * What `subscriptions/listen` streams hear (docs/protocol.md "Protocol eras"): after any change to the store,
  * by this process or another one sharing it, each resource a stream subscribed to whose version
  * moved is announced as updated, and a change to the set of listed names (sessions, works,
  * progress documents) as a list change.

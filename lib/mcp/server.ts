@@ -11,7 +11,7 @@
  *
  * Why the low-level `Server` and not `McpServer`: the tool list is computed per request (read access
  * lists only read-only tools; a feature's own tools are listed only to clients that show it), and `tools/call` answers bad arguments with a coded tool result the agent can read
- * (`INVALID_INPUT`, CONTRACT "Failures, limits and hostile input"), where the SDK answers a
+ * (`INVALID_INPUT`, docs/requirements.md "Hostile input" I2), where the SDK answers a
  * JSON-RPC error carrying its validator's dump; {@link ChecklistServer} is that one difference.
  */
 import type { AccessLevel } from "../auth/credential.ts";

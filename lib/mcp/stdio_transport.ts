@@ -1,7 +1,7 @@
 /**
  * The byte framing under the SDK's stdio entry (`serveStdio`, which owns the protocol, both eras
  * included): one JSON-RPC message per line, every line answered. Ours because the SDK's
- * `StdioServerTransport` falls short of CONTRACT "Failures, limits and hostile input" in three
+ * `StdioServerTransport` falls short of docs/requirements.md "Hostile input" (I6) in three
  * measured ways (tests/mcp/stdio_framing_test.ts runs the same lines through both):
  * - a line that is not JSON, or not a message, gets no reply there; here it gets a parse error
  *   (id null), and a batch or a non-message an invalid request;

@@ -1,5 +1,5 @@
 /**
- * Listen streams under a race and a hostile tenant (CONTRACT "Access (HTTP)", "Protocol eras";
+ * Listen streams under a race and a hostile tenant (docs/hosting.md "Hosting for a team", docs/protocol.md "Protocol eras";
  * docs/hosting.md "Tenants never crowd each other out"), against one real server process on
  * 127.0.0.1 with a real tokens file: streams opened concurrently never exceed their credential's
  * share, a revocation ends every stream of the credential (pending ones too) within 2 s, the

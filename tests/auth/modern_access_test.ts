@@ -1,5 +1,5 @@
 /**
- * Access applies unchanged to 2026-07-28 requests (CONTRACT "Protocol eras"): the Host/Origin guard,
+ * Access applies unchanged to 2026-07-28 requests (docs/protocol.md "Protocol eras"): the Host/Origin guard,
  * `AUTH_TOKEN`, the tokens file (read-only stays read-only), namespaces and OAuth sign-in, each through
  * a real SDK v2 client pinned to 2026-07-28 (or, for what no client sends, a raw modern request).
  */

@@ -1,5 +1,5 @@
 /**
- * 2026-07-28 is stateless over HTTP (CONTRACT "Protocol eras"): two server processes on one
+ * 2026-07-28 is stateless over HTTP (docs/protocol.md "Protocol eras"): two server processes on one
  * `FILE_PATH`, and two on one `KV_PATH`, behind a round-robin "proxy" (a client `fetch` that sends
  * each request to the next process in turn) serve one SDK v2 client pinned to 2026-07-28, as Deno
  * Deploy's isolates would: every request answered, every change seen by the next request on the

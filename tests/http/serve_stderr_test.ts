@@ -1,6 +1,6 @@
 /**
  * Under `deno serve main.ts` (and so on Deno Deploy) stderr carries only the structured log lines
- * (CONTRACT "Failures, limits and hostile input"), whichever era the requests speak: the SDK reads
+ * (docs/requirements.md "Hostile input" I8), whichever era the requests speak: the SDK reads
  * `request.signal`, and Deno's warning about its legacy abort behaviour would otherwise be printed
  * (deno.json opts in to the new behaviour: a request's signal aborts when its client goes away).
  */

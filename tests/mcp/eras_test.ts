@@ -1,5 +1,5 @@
 /**
- * CONTRACT "Protocol eras": one server, both eras. The SDK v2 client connects pinned to 2026-07-28,
+ * docs/protocol.md "Protocol eras": one server, both eras. The SDK v2 client connects pinned to 2026-07-28,
  * on `auto` and on the handshake, over stdio (the SDK's own stdio transport, sibling probe included),
  * HTTP and in process, and gets the same tools, instructions and replies in each; what only the
  * modern era has (`server/discover`, `resultType`, caching hints, the unsupported-version error,

@@ -1,5 +1,5 @@
 /**
- * `subscriptions/listen` (CONTRACT "Protocol eras"): a lead listening on a session's resource hears,
+ * `subscriptions/listen` (docs/protocol.md "Protocol eras"): a lead listening on a session's resource hears,
  * within 2 s, every change any process on the same store makes; a new session is a list change;
  * a capability is declared only where its notification is sent; a namespace hears only itself;
  * listen streams count in the fair shares of event streams and end when their credential is revoked

@@ -2,7 +2,7 @@
  * Why lib/mcp/stdio_transport.ts exists, measured against the SDK's own `StdioServerTransport` it
  * stands in for: the same lines go through both, each under the SDK's `serveStdio` with our server.
  * A well-formed exchange gets the same replies from both (the difference in framing changes nothing
- * a good client sees); where CONTRACT "Failures, limits and hostile input" asks more, the SDK's
+ * a good client sees); where docs/requirements.md "Hostile input" asks more, the SDK's
  * transport falls short and ours does not: a line that is not JSON gets no reply there, a line past
  * its bound closes the connection there, and requests in flight at the end of input go unanswered
  * there.

@@ -34,7 +34,7 @@ import { createMcpHandler, type Server } from "../../lib/mcp/sdk.ts";
 /** A connected client; disposing it closes the connection and whatever it started. */
 /**
  * What `tools/list` plus the `instructions` may cost an agent's context, in characters, for all groups
- * together (CONTRACT "Tools"; docs/requirements.md C8): every test of the budget reads it here.
+ * together (docs/requirements.md C8): every test of the budget reads it here.
  */
 export const LISTING_BUDGET = 19_500;
 
