@@ -72,7 +72,8 @@ const listed = new WeakMap<ToolDef, Tool>();
 /**
  * The `tools/list` entry of a tool, computed once per process. Every agent pays for this listing in
  * context on every turn, so validation detail the server enforces anyway (patterns, minimum lengths,
- * output bounds) is left out; input maximums stay, they tell the limits.
+ * output bounds) is left out; input maximums stay, they tell the limits. A tool without arguments
+ * lists {@link NO_ARGUMENTS}.
  */
 export function toolListing(def: ToolDef): Tool {
   let tool = listed.get(def);
@@ -82,7 +83,7 @@ export function toolListing(def: ToolDef): Tool {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: nestedOnce(compact(jsonSchema(def.input, "input"), INPUT_NOISE)) as Tool["inputSchema"],
+      inputSchema: inputListing(def.input),
       outputSchema: outputSchema as Tool["outputSchema"],
       annotations: { ...def.annotations, openWorldHint: false },
     };
@@ -91,7 +92,24 @@ export function toolListing(def: ToolDef): Tool {
   return tool;
 }
 
+/**
+ * The input schema of a tool that takes no arguments, as the MCP specification recommends: an object
+ * with no properties allowed. Strict clients refuse the bare `{"type":"object","properties":{}}` (the
+ * OpenAI Agents SDK's strict mode cannot convert it).
+ */
+export const NO_ARGUMENTS: Readonly<{ type: "object"; additionalProperties: false }> = {
+  type: "object",
+  additionalProperties: false,
+};
+
 const INPUT_NOISE = new Set(["pattern", "additionalProperties"]);
+
+/** An input schema as listed (see {@link toolListing}); {@link NO_ARGUMENTS} for a tool that takes none. */
+function inputListing(schema: z.ZodObject): Tool["inputSchema"] {
+  const input = nestedOnce(compact(jsonSchema(schema, "input"), INPUT_NOISE)) as { properties?: object };
+  const none = Object.keys(input.properties ?? {}).length === 0;
+  return (none ? { ...NO_ARGUMENTS } : input) as Tool["inputSchema"];
+}
 
 function compact(schema: unknown, noise: ReadonlySet<string>): unknown {
   if (Array.isArray(schema)) return schema.map((s) => compact(s, noise));

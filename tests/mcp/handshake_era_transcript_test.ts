@@ -3,7 +3,10 @@
  * listing, reads, prompts, completions, tool calls and errors of every kind) is sent to a real
  * `main.ts` over stdio (one line each) and over HTTP (one POST each, in one MCP session), and every
  * reply is compared with the replies recorded in `fixtures/handshake_era_transcript.json`, which were
- * taken from the server before it moved onto the official SDK v2 (main ef69d98).
+ * taken from the server before it moved onto the official SDK v2 (main ef69d98). One change since was
+ * made by hand, on purpose: `get_recent_works_info`, which takes no arguments, lists its input schema
+ * as `{"type":"object","additionalProperties":false}` (issue 36; strict clients refuse an empty
+ * `properties`).
  *
  * Times, UUIDs and the `Mcp-Session-Id` are replaced by placeholders before comparing. The one
  * difference allowed is {@link ALLOWED}'s, each with why. A reply that changes on purpose is

@@ -1,6 +1,6 @@
 /** Tool listings as a validating SDK client reads them: required fields, nested objects, errors. */
 import assert from "node:assert/strict";
-import { toolListing } from "../../lib/mcp/tool.ts";
+import { NO_ARGUMENTS, toolListing } from "../../lib/mcp/tool.ts";
 import { VIEW_TOOLS } from "../../lib/plan_view/server/plan_tools.ts";
 import { connectInMemory } from "../support/harness.ts";
 
@@ -75,4 +75,27 @@ Deno.test("the SDK client, which validates structured output, accepts a success 
   assert.equal((refused.structuredContent as { error: { code: string } }).error.code, "NOT_FOUND");
   const bad = await conn.client.callTool({ name: "completeTask", arguments: { sessionId: "v", id: "a" } });
   assert.equal(bad.isError, true);
+});
+
+Deno.test('a tool without arguments lists {"type":"object","additionalProperties":false}; every other tool its properties', async () => {
+  await using conn = await connectInMemory();
+  const { tools } = await conn.client.listTools();
+  const listed = [...tools, ...VIEW_TOOLS.map(toolListing)];
+  const without = listed.filter((t) => Object.keys(t.inputSchema.properties ?? {}).length === 0);
+  assert.deepEqual(without.map((t) => t.name), ["get_recent_works_info"]);
+  for (const tool of listed) {
+    const schema = tool.inputSchema as Record<string, unknown>;
+    if (without.includes(tool)) {
+      assert.equal(JSON.stringify(schema), '{"type":"object","additionalProperties":false}', tool.name);
+    } else {
+      assert.equal(schema.type, "object", tool.name);
+      assert.equal(
+        schema.additionalProperties,
+        undefined,
+        `${tool.name}: its arguments are listed as before`,
+      );
+      assert.ok(Object.keys(schema.properties as object).length > 0, tool.name);
+    }
+  }
+  assert.deepEqual(NO_ARGUMENTS, { type: "object", additionalProperties: false });
 });
