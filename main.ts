@@ -124,7 +124,10 @@ async function closeStore({ store, log }: Runtime): Promise<void> {
  * The one clean stop: `end` stops what serves (the app's connections and streams, the listener, the
  * stdio connection), the store closes ({@link closeStore}), and the process exits 0 saying why.
  */
-async function stop(runtime: Runtime, reason: string, end?: () => Promise<void>): Promise<never> {
+async function stop(
+  runtime: Runtime,
+  { reason, end }: { reason: string; end?: () => Promise<void> },
+): Promise<never> {
   await end?.();
   await closeStore(runtime);
   exitWith(runtime.log, 0, reason);
@@ -169,11 +172,11 @@ async function runStdio(runtime: Runtime): Promise<never> {
   });
   // A client that ends the server with a signal (as some do on quit) gets a clean stop too: the
   // store closed (bounded), the reason logged. Replies already due were written synchronously.
-  onStopSignal((signal) => void stop(runtime, `${signal} asked for a clean stop`));
+  onStopSignal((signal) => void stop(runtime, { reason: `${signal} asked for a clean stop` }));
   log.info("serving stdio", { store: store.kind, namespace });
   await serving.closed;
   const reason = failure ? `stdin could not be read (${failure.message})` : "stdin ended (a clean stop)";
-  return await stop(runtime, reason, () => serving.close());
+  return await stop(runtime, { reason, end: () => serving.close() });
 }
 
 /** The HTTP app as main.ts serves it, built once per process, and how to end what it holds open. */
@@ -217,7 +220,7 @@ async function runHttp(runtime: Runtime): Promise<never> {
     })()
   );
   await server.finished;
-  return await stop(runtime, "the HTTP server stopped (a signal asked for a clean stop)");
+  return await stop(runtime, { reason: "the HTTP server stopped (a signal asked for a clean stop)" });
 }
 
 function logListening(
@@ -285,7 +288,7 @@ function declarativeApp(hostname: string, port?: number): Promise<Handler> {
     const { isLoopbackAddress } = await import("./lib/http/guards.ts");
     logListening(runtime, isLoopbackAddress(hostname), hostname, port);
     const app = await buildApp(runtime, hostname);
-    served.stop = (reason) => stop(runtime, reason, app.close);
+    served.stop = (reason) => stop(runtime, { reason, end: app.close });
     return app.fetch;
   });
   return served.app;

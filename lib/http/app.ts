@@ -9,7 +9,7 @@
  * alike), and the revocation watch, which ends what a revoked credential holds open on either. Every
  * request first passes the Host syntax check; each surface then guards its own routes.
  */
-import { Hono } from "hono";
+import { type ErrorHandler, Hono } from "hono";
 import { cors } from "hono/cors";
 import { Authenticator } from "../auth/authenticator.ts";
 import type { Credential } from "../auth/credential.ts";
@@ -110,22 +110,29 @@ export function createApp(options: AppOptions): { app: Hono; close: () => Promis
   app.route("/", dashboard.app);
   if (auth?.oauth) app.route("/", oauthMetadata(auth.oauth));
   app.route("/", mcp.app);
-  app.onError((error, c) => {
-    // The client cut its body off or broke its framing (the listener aborted the request's signal
-    // before the read failed): the client's mistake, not the server's, and under `deno run` the
-    // listener has answered it already (lib/listener/client_mistakes.ts counts them).
+  app.onError(answerError(log));
+  const close = async () => {
+    revocation?.stop();
+    await Promise.all(surfaces.map((surface) => surface.close()));
+  };
+  return { app, close };
+}
+
+/**
+ * What a request that threw is answered: a body the client cut off or whose framing broke (the
+ * listener aborted the request's signal before the read failed) is the client's mistake, `400` and a
+ * `debug` line (under `deno run` the listener has answered it already, and lib/listener/client_mistakes.ts
+ * counts it); anything else is the server's, `500` with its text in the log only.
+ */
+function answerError(log: Logger): ErrorHandler {
+  return (error, c) => {
     if (c.req.raw.signal.aborted) {
       log.debug("request body cut off or malformed", { path: c.req.path });
       return c.json(errorReply(SERVER_ERROR, "Bad Request: the body was cut off"), 400);
     }
     log.error("http request failed", { path: c.req.path, error });
     return c.json(errorReply(ProtocolErrorCode.InternalError, "Internal error"), 500);
-  });
-  const close = async () => {
-    revocation?.stop();
-    await Promise.all(surfaces.map((surface) => surface.close()));
   };
-  return { app, close };
 }
 
 /** The OAuth protected-resource metadata (RFC 9728): public, like /healthz, so no guard, and any web client may read it. */
