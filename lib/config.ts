@@ -139,7 +139,10 @@ export const RENAMED_SETTINGS: Readonly<Record<string, string>> = {
   SESSION_IDLE_MINUTES: ENV_NAMES.connectionIdleMinutes!,
 };
 
-/** The old names set in `env` (not empty), each with its new name and whether it was read (the new one is unset). */
+/**
+ * The old names set in `env` (not empty), each with its new name and whether it was read (the new one
+ * unset).
+ */
 export function renamedSettings(
   env: Record<string, string | undefined>,
 ): { old: string; name: string; read: boolean }[] {

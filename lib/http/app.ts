@@ -56,7 +56,10 @@ export interface AppOptions {
   access?: Authenticator;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;
-  /** Event streams (the dashboard's and MCP's listen streams): how many may be open at once, and the heartbeat interval. */
+  /**
+   * Event streams, the dashboard's and MCP's listen streams: how many may be open at once, and the
+   * heartbeat.
+   */
   events?: { maxStreams?: number; heartbeatMs?: number };
   /** How long a request body may take to arrive (`408` after); 30 s by default, shorter in tests. */
   bodyTimeoutMs?: number;
@@ -135,7 +138,10 @@ function answerError(log: Logger): ErrorHandler {
   };
 }
 
-/** The OAuth protected-resource metadata (RFC 9728): public, like /healthz, so no guard, and any web client may read it. */
+/**
+ * The OAuth protected-resource metadata (RFC 9728): public, like /healthz, so unguarded, and any web client
+ * may read it.
+ */
 function oauthMetadata(oauth: OAuthResource): Hono {
   const app = new Hono();
   for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {

@@ -26,7 +26,10 @@ import {
   type ServerContext,
 } from "./sdk.ts";
 
-/** Which era a server serves: `modern` (2026-07-28) or `legacy` (the handshake era, 2024-11-05 … 2025-11-25). */
+/**
+ * Which era a server serves: `modern` (2026-07-28) or `legacy` (the handshake era, 2024-11-05 to
+ * 2025-11-25).
+ */
 export type Era = "legacy" | "modern";
 
 /** A JSON-RPC request id, as the SDK hands it to a handler. */

@@ -1,10 +1,10 @@
 /**
- * The live MCP connections of one HTTP endpoint (http_endpoint.ts builds the pool; what the protocol calls a session, keyed by its
- * `Mcp-Session-Id`; "session" in this code base is a task tree): at most `max` of them, each closed
- * after `idleMs` without a request. Full, the least recently used connection is closed to admit a new
- * one (a client that lost its connection gets 404 and initializes again, as the protocol says), so
- * crashed clients that never sent `DELETE` cannot lock everyone out. Expiry is checked on each
- * request: no timers to leak.
+ * The live MCP connections of one HTTP endpoint (http_endpoint.ts builds the pool; what the protocol
+ * calls a session, keyed by its `Mcp-Session-Id`; "session" in this code base is a task tree): at most
+ * `max` of them, each closed after `idleMs` without a request. Full, the least recently used connection
+ * is closed to admit a new one (a client that lost its connection gets 404 and initializes again, as
+ * the protocol says), so crashed clients that never sent `DELETE` cannot lock everyone out. Expiry is
+ * checked on each request: no timers to leak.
  *
  * A connection with a request in flight ({@link ConnectionPool.hold}: a POST whose reply is not yet
  * written) is never closed to make room or for idleness: closing it would cut off a reply whose

@@ -55,11 +55,13 @@ export interface McpHttpEndpointOptions {
   store: Store;
   log: Logger;
   /**
-   * Handshake-era connections (`MAX_CONNECTIONS`, `CONNECTION_IDLE_MINUTES`), sessions or not (`STATELESS=1`), and the
-   * capacity of the work-info LRU (what the listing shows).
+   * Handshake-era connections (`MAX_CONNECTIONS`, `CONNECTION_IDLE_MINUTES`), sessions or not
+   * (`STATELESS=1`), and the capacity of the work-info LRU (what the listing shows).
    */
   config?: EndpointConfig;
-  /** Whether callers are told apart (access control on): each credential then holds its fair share of connections. */
+  /**
+   * Whether callers are told apart (access control on): each credential holds its fair share of connections.
+   */
   tenants?: boolean;
   /** The clock for connection expiry, in milliseconds; `Date.now` by default. */
   now?: () => number;

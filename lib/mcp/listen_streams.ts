@@ -7,9 +7,9 @@
  * hand (the watch reads what it listens to, the SDK builds its stream), then **open**. Both count:
  *
  * - In its credential's fair share of event streams, the dashboard's included
- *   (lib/auth/stream_shares.ts), from admission on, before anything is awaited: two requests arriving together cannot both
- *   take the last place. A stream the quota (or a revocation, or its token's expiry) ends while
- *   pending never opens: its request is answered with an error saying why.
+ *   (lib/auth/stream_shares.ts), from admission on, before anything is awaited: two requests arriving
+ *   together cannot both take the last place. A stream the quota (or a revocation, or its token's
+ *   expiry) ends while pending never opens: its request is answered with an error saying why.
  * - In the URIs its credential names (`LIMITS.listenUris` per stream,
  *   `LIMITS.listenUrisPerCredential` in all), refused past either with a JSON-RPC error naming the
  *   limit, before anything is read.
@@ -47,7 +47,10 @@ export interface ListenStreamsOptions {
   /** Capacity of the work-info LRU (what the listing shows). */
   workCacheSize: number;
   log: Logger;
-  /** Where streams take their places, beside the dashboard's; without it they are not limited beyond the SDK's own cap. */
+  /**
+   * Where streams take their places, beside the dashboard's; without it they are not limited beyond
+   * the SDK's own cap.
+   */
   shares?: StreamShares;
   /** Whether a credential has been revoked since it was checked (a stream opening for it is ended). */
   revoked?: (credential: Credential) => boolean;

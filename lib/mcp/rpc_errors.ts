@@ -12,7 +12,9 @@ import { ProtocolErrorCode } from "./sdk.ts";
  * request, forbidden, too large, unavailable): the HTTP status says which.
  */
 export const SERVER_ERROR = -32000;
-/** The `Mcp-Session-Id` names no live session (the SDK's transport answers so): the client initializes again. */
+/**
+ * The `Mcp-Session-Id` names no live session (as the SDK's transport answers): the client initializes again.
+ */
 export const SESSION_NOT_FOUND = -32001;
 
 /** A JSON-RPC error body. */

@@ -10,9 +10,10 @@
  * server is handed them and knows nothing else of them.
  *
  * Why the low-level `Server` and not `McpServer`: the tool list is computed per request (read access
- * lists only read-only tools; a feature's own tools are listed only to clients that show it), and `tools/call` answers bad arguments with a coded tool result the agent can read
- * (`INVALID_INPUT`, docs/requirements.md "Hostile input" I2), where the SDK answers a
- * JSON-RPC error carrying its validator's dump; {@link ChecklistServer} is that one difference.
+ * lists only read-only tools; a feature's own tools are listed only to clients that show it), and
+ * `tools/call` answers bad arguments with a coded tool result the agent can read (`INVALID_INPUT`,
+ * docs/requirements.md "Hostile input" I2), where the SDK answers a JSON-RPC error carrying its
+ * validator's dump; {@link ChecklistServer} (checklist_server.ts) is that one difference.
  */
 import type { AccessLevel } from "../auth/credential.ts";
 import { DEFAULTS, TOOL_GROUPS, type ToolGroup } from "../config.ts";
@@ -70,16 +71,18 @@ export interface ServerScope {
   access: AccessLevel;
 }
 
-/** Which era a server serves: `modern` (2026-07-28) or `legacy` (the handshake era, 2024-11-05 … 2025-11-25). */
+/** Which era a server serves (checklist_server.ts, where the server's class is). */
 export type { Era } from "./checklist_server.ts";
 
-/** Options of {@link createServer}; without a {@link ServerScope}, the `default` namespace with write access. */
+/** Options of {@link createServer}; without a {@link ServerScope}: the `default` namespace, write access. */
 export interface ServerOptions extends Partial<ServerScope> {
   store: Store;
   log: Logger;
   /** Tool groups to expose (`CHECKLIST_TOOLS`); all by default. */
   groups?: readonly ToolGroup[];
-  /** Features beside the tool groups (the plan view, lib/plan_view/server/plan_feature.ts); none by default. */
+  /**
+   * Features beside the tool groups (the plan view: lib/plan_view/server/plan_feature.ts); none by default.
+   */
   features?: readonly ServerFeature[];
   /** Capacity of the work-info LRU (`WORK_CACHE_SIZE`). */
   workCacheSize?: number;

@@ -5,7 +5,7 @@
  */
 import { ENV_NAMES, RENAMED_SETTINGS } from "../../lib/config.ts";
 
-/** The variables removed from a child's environment: every setting (old names too), and Deno Deploy's marker. */
+/** The variables removed from a child's environment: every setting (old names too), and Deploy's marker. */
 export const SERVER_ENV_NAMES: readonly string[] = [
   ...Object.values(ENV_NAMES),
   ...Object.keys(RENAMED_SETTINGS),

@@ -191,7 +191,9 @@ export class EventHub {
     }
   }
 
-  /** Forgets a stream and gives its place back (idempotent); a namespace without streams is no longer watched. */
+  /**
+   * Forgets a stream and gives its place back (idempotent); a namespace left without streams is not watched.
+   */
   #remove(stream: Stream): void {
     if (!this.#streams.delete(stream)) return;
     stream.release();
