@@ -3,6 +3,15 @@
  * lib/plan_view/server/plan_page.ts) into a string module, lib/plan_view/assets/plan_html.ts, so the server, the single-file
  * bundle and the compiled binary carry it with no build step at run time. `deno task build:app` runs
  * it; a test fails when the module is stale. `--check` only compares.
+ *
+ * Two passes, because of how `@modelcontextprotocol/ext-apps` imports zod: `import { z } from "zod/v4"`,
+ * a namespace that zod re-exports as a named binding, which esbuild (what `deno bundle` runs) cannot
+ * tree-shake (evanw/esbuild#1420; colinhacks/zod#6597; modelcontextprotocol/ext-apps#665): the whole of
+ * zod, its 50 locales included, would ride along (454 KB of a 612 KB script). The first pass bundles
+ * everything but zod; {@link namespaceZodImports} then turns each `import { z as X } from "zod/v4"` into
+ * `import * as X from "zod/v4"` (the same bindings under the same names, the form zod's docs recommend);
+ * the second pass bundles zod in, keeping only what is used, and minifies. The library's code is bundled
+ * as it is published; only how its zod import is spelled changes.
  */
 import { fileURLToPath } from "node:url";
 import { planDocument } from "../lib/plan_view/server/plan_page.ts";
@@ -13,9 +22,41 @@ const ENTRY = `${ROOT}lib/plan_view/browser/plan_main.ts`;
 /** The generated module. */
 export const OUTPUT = `${ROOT}lib/plan_view/assets/plan_html.ts`;
 
+/** Import paths of zod, which the first pass leaves as imports. */
+const ZOD = ["zod", "zod/*"];
+
+/** An import statement of zod in esbuild's unminified output: its clause and its path. */
+const ZOD_IMPORT = /^import\s+(.+?)\s+from\s+"(zod(?:\/[^"]*)?)";$/gm;
+
+/**
+ * `code` with every `import { z } from "zod…"` (or `{ z as X }`) made a namespace import of the same
+ * path. Throws when an import of zod imports anything else by name, which would need a look before it
+ * is changed.
+ */
+export function namespaceZodImports(code: string): string {
+  return code.replace(ZOD_IMPORT, (statement, clause: string, path: string) => {
+    if (clause.startsWith("* as ")) return statement;
+    const named = /^\{\s*z(?:\s+as\s+([A-Za-z_$][\w$]*))?\s*\}$/.exec(clause);
+    if (!named) throw new Error(`build:app: an import of zod this build does not know: ${statement}`);
+    return `import * as ${named[1] ?? "z"} from "${path}";`;
+  });
+}
+
+/** The plan view's script: both passes (see the module doc). */
+export async function bundlePlanScript(): Promise<string> {
+  const first = namespaceZodImports(await bundleClient(ENTRY, { minify: false, external: ZOD }));
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/plan_view.js`, first);
+    return await bundleClient(`${dir}/plan_view.js`);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
 /** The plan view's document, freshly built. */
 export async function buildPlanHtml(): Promise<string> {
-  return planDocument(await bundleClient(ENTRY));
+  return planDocument(await bundlePlanScript());
 }
 
 /** The string module holding `html`. */

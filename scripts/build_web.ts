@@ -11,8 +11,16 @@ const ENTRY = `${ROOT}lib/dashboard/browser/dashboard_main.ts`;
 /** The generated module. */
 export const OUTPUT = `${ROOT}lib/dashboard/assets/dashboard_js.ts`;
 
+/** Options of {@link bundleClient}. */
+export interface BundleOptions {
+  /** Minify (the default); off, the output keeps its names and one module's code together. */
+  minify?: boolean;
+  /** Import paths left as imports in the output (`zod`, `zod/*`) instead of bundled. */
+  external?: readonly string[];
+}
+
 /** The bundled script of `entry` (minified, for browsers); the dashboard's by default. */
-export async function bundleClient(entry: string = ENTRY): Promise<string> {
+export async function bundleClient(entry: string = ENTRY, options: BundleOptions = {}): Promise<string> {
   const out = await Deno.makeTempFile({ suffix: ".js" });
   try {
     const result = await new Deno.Command(Deno.execPath(), {
@@ -21,7 +29,8 @@ export async function bundleClient(entry: string = ENTRY): Promise<string> {
         "--quiet",
         "--platform",
         "browser",
-        "--minify",
+        ...(options.minify === false ? [] : ["--minify"]),
+        ...(options.external ?? []).flatMap((path) => ["--external", path]),
         "--config",
         `${ROOT}deno.json`,
         "-o",

@@ -8,7 +8,7 @@
  * with the dashboard's renderer (lib/render) as DOM nodes, lease times against the viewer's clock
  * (redrawn every second). A newer result redraws in place. Agent text is only ever set as text. It calls no tool that changes anything.
  */
-import { App, applyDocumentTheme } from "@modelcontextprotocol/ext-apps/app-with-deps";
+import { App, applyDocumentTheme } from "@modelcontextprotocol/ext-apps";
 import { effectOf } from "../../render/changes.ts";
 import { toDom } from "../../render/dom.ts";
 import type { ChildrenView, SessionView, TaskChange } from "../../render/model.ts";
