@@ -1,11 +1,11 @@
 /**
- * The speed suite (`deno task bench`): runs parts 1–6 and prints one Markdown report; with
+ * The speed suite (`deno task bench`): runs parts 1–7 and prints one Markdown report; with
  * `--write` it also replaces this suite's block in `BENCHMARKS.md`, leaving every other section
  * (such as "Store mutation latency" from `bench/store_bench.ts`) as it is. Part 6 (teams of
  * agents, `bench/team_bench.ts`) has its targets in the block and its figures in its own section,
  * "Teams of agents", which `deno task bench:team` also writes alone.
  *
- *   deno run -A bench/run.ts [--write] [--quick] [--only=cold,latency,throughput,memory,store,team]
+ *   deno run -A bench/run.ts [--write] [--quick] [--only=cold,latency,throughput,memory,store,team,views]
  *     [--baseline=DIR]
  *
  * `--baseline=DIR` names a checkout of the version before teams (e.g. a worktree of `main`), which
@@ -23,8 +23,9 @@ import { machine } from "./machine.ts";
 import { type PartOptions, type PartResult, table, verdict } from "./report.ts";
 import { baselineArg, team, TEAM_HEADING } from "./team_bench.ts";
 import { throughput } from "./throughput.ts";
+import { views } from "./views.ts";
 
-const PARTS = ["cold", "latency", "throughput", "memory", "store", "team"] as const;
+const PARTS = ["cold", "latency", "throughput", "memory", "store", "team", "views"] as const;
 /** Parts whose figures go into a section of their own, outside the generated block. */
 const OWN_SECTION: Partial<Record<Part, string>> = { team: TEAM_HEADING };
 type Part = typeof PARTS[number];
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
   await time("memory", () => memory({ ...options, rss100kKiB: results.get("latency")?.figures?.rss100kKiB }));
   await time("store", () => storeChange(options));
   await time("team", () => team({ ...options, baseline }));
+  await time("views", () => views(options));
   const after = await machine();
   const minutes = (performance.now() - started) / 60_000;
 

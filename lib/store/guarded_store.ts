@@ -189,4 +189,8 @@ class GuardedSpace implements Space {
   listProjects(): Promise<string[]> {
     return this.#guard("read", () => this.#space.listProjects());
   }
+
+  version(): Promise<string> {
+    return this.#guard("read", () => this.#space.version());
+  }
 }

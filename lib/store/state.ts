@@ -112,6 +112,22 @@ export class SpaceState {
   }
 
   /** A session's revision and newest `limit` entries kept (of the last `historySize`). */
+  /**
+   * What {@link Space.version} reads: each session's revision with the claims and `git` records of
+   * its tasks in progress (a lease renewal changes only those; a tree keeps its leaves in progress
+   * apart, so no other task is visited), each progress document's revision, each work's save and use.
+   */
+  version(): string {
+    const sessions = [...this.sessions].map(([id, tree]) => [
+      id,
+      this.history.get(id)?.revision ?? 0,
+      tree.activeLeaves().map((t) => [t.id, t.claim, t.git]).sort(byFirst),
+    ]);
+    const progress = [...this.progress].map(([project, doc]) => [project, doc.revision]);
+    const works = [...this.works].map(([id, entry]) => [id, entry.work_timestamp, entry.used]);
+    return JSON.stringify([sessions.sort(byFirst), progress.sort(byFirst), works.sort(byFirst)]);
+  }
+
   readHistory(sessionId: string, limit: number, historySize: number): HistoryPage {
     const past = this.history.get(sessionId) ?? { revision: 0, entries: [] };
     const oldest = oldestKept(past.revision, past.entries[0]?.revision, historySize);
@@ -189,4 +205,10 @@ export function sortNamespaces(names: Iterable<string>): string[] {
   return [...new Set(names)].sort((a, b) =>
     a === DEFAULT_NAMESPACE ? -1 : b === DEFAULT_NAMESPACE ? 1 : a < b ? -1 : a > b ? 1 : 0
   );
+}
+
+/** Orders tuples by their first item, a text. */
+function byFirst(a: readonly unknown[], b: readonly unknown[]): number {
+  const [x, y] = [String(a[0]), String(b[0])];
+  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -76,6 +76,10 @@ export class StateSpace implements Space {
     return this.#read((space) => [...space.progress.keys()]);
   }
 
+  version(): Promise<string> {
+    return this.#read((space) => space.version());
+  }
+
   #read<T>(fn: (space: SpaceState) => T): Promise<T> {
     return this.#state.read((state) => fn(state.space(this.namespace)));
   }

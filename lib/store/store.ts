@@ -62,6 +62,14 @@ export interface Space {
   ): Promise<ProgressDoc>;
   /** Names of the projects that have a document. */
   listProjects(): Promise<string[]>;
+  /**
+   * A text that moves whenever anything in the namespace changes, a lease renewal included, and not
+   * when another namespace changes: what the dashboard compares after each change (issue 35). Read
+   * without visiting the namespace's tasks: KV lists the versionstamps of its sessions' metas, works
+   * and progress documents; memory and a JSON file name each session's revision with its claims and
+   * `git` records in progress, each document's revision and each work's save and use.
+   */
+  version(): Promise<string>;
 }
 
 /** Which namespace an export or import covers; without one, every namespace. */

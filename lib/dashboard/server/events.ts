@@ -5,8 +5,9 @@
  * another namespace sends nothing, so a stream tells nobody when other tenants work.
  *
  * The store's feed says only that something changed. So after each burst of changes the hub reads
- * a signature of every namespace that has open streams (`signature`: a hash of its data) and wakes
- * the streams of those whose signature moved.
+ * the version of every namespace that has open streams (`Space.version`: what moves when anything
+ * in it changes, read without visiting its tasks) and wakes the streams of those whose version
+ * moved.
  *
  * Bounded: each stream takes a place in the event streams' fair shares (lib/auth/stream_shares.ts,
  * which MCP's listen streams share: a credential at its share, or any when the cap is full, gives up its
@@ -19,8 +20,6 @@ import { streamSSE } from "hono/streaming";
 import type { Caller, Credential } from "../../auth/credential.ts";
 import { StreamShares } from "../../auth/stream_shares.ts";
 import type { Logger } from "../../log.ts";
-import { sha256, toHex } from "../../auth/credential.ts";
-import type { Store } from "../../store/store.ts";
 import { DEFAULTS } from "../../config.ts";
 
 /** Subscribes to a store's changes: calls `onChange` after each; returns the unsubscribe function. */
@@ -39,10 +38,10 @@ export interface EventHubOptions {
   /** Milliseconds between heartbeats (default {@link DEFAULTS}.heartbeatMs). */
   heartbeatMs?: number;
   /**
-   * A text that changes whenever the namespace's data changes ({@link namespaceSignature}); without
-   * it every change counts as a change of every namespace.
+   * A text that changes whenever what a page shows of the namespace changes (`Space.version`);
+   * without it every change counts as a change of every namespace.
    */
-  signature?: (namespace: string) => Promise<string>;
+  version?: (namespace: string) => Promise<string>;
 }
 
 interface Stream extends Caller {
@@ -54,28 +53,18 @@ interface Stream extends Caller {
   release: () => void;
 }
 
-/**
- * What identifies the state of a namespace's data: the SHA-256 of its export (one consistent
- * snapshot: trees, history, works, progress documents), so any change to it, an import included,
- * moves it. One read of the namespace (about 3 ms for 1,000 sessions in memory or a JSON file, about
- * 100 ms in Deno KV), made once per burst of changes for each namespace that has open streams.
- */
-export async function namespaceSignature(store: Store, namespace: string): Promise<string> {
-  return toHex(sha256(JSON.stringify(await store.exportDocument({ namespace }))));
-}
-
 /** See the module doc. */
 export class EventHub {
   readonly #log: Logger;
   readonly #shares: StreamShares;
   readonly #heartbeatMs: number;
-  readonly #signature: ((namespace: string) => Promise<string>) | undefined;
+  readonly #version: ((namespace: string) => Promise<string>) | undefined;
   /** Open streams, oldest first. */
   readonly #streams = new Set<Stream>();
   /** Changes seen per namespace (the `seq` a stream sends). */
   readonly #seq = new Map<string, number>();
-  /** The last signature read per namespace with open streams. */
-  readonly #signatures = new Map<string, string>();
+  /** The last version read per namespace with open streams. */
+  readonly #versions = new Map<string, string>();
   readonly #unsubscribe: (() => void) | undefined;
   #dirty = false;
   #checking: Promise<void> | undefined;
@@ -85,7 +74,7 @@ export class EventHub {
     this.#log = options.log;
     this.#shares = options.shares ?? new StreamShares({ max: DEFAULTS.maxEventStreams, log: options.log });
     this.#heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
-    this.#signature = options.signature;
+    this.#version = options.version;
     this.#unsubscribe = options.feed?.(() => this.notify());
   }
 
@@ -198,32 +187,32 @@ export class EventHub {
     if (!this.#streams.delete(stream)) return;
     stream.release();
     if (![...this.#streams].some((s) => s.namespace === stream.namespace)) {
-      this.#signatures.delete(stream.namespace);
+      this.#versions.delete(stream.namespace);
     }
   }
 
-  /** Reads the namespace's signature when it has none yet, so the first change is told from no change. */
+  /** Reads the namespace's version when it has none yet, so the first change is told from no change. */
   async #baseline(namespace: string): Promise<void> {
-    if (!this.#signature || this.#signatures.has(namespace)) return;
-    const signature = await this.#signature(namespace).catch(() => undefined);
-    if (signature !== undefined && !this.#signatures.has(namespace)) {
-      this.#signatures.set(namespace, signature);
+    if (!this.#version || this.#versions.has(namespace)) return;
+    const version = await this.#version(namespace).catch(() => undefined);
+    if (version !== undefined && !this.#versions.has(namespace)) {
+      this.#versions.set(namespace, version);
     }
   }
 
-  /** After changes: wakes the streams of each namespace whose signature moved (all, without signatures). */
+  /** After changes: wakes the streams of each namespace whose version moved (all, without versions). */
   async #check(): Promise<void> {
     while (this.#dirty) {
       this.#dirty = false;
       const namespaces = new Set([...this.#streams].map((s) => s.namespace));
       for (const namespace of namespaces) {
-        if (this.#signature) {
-          const signature = await this.#signature(namespace).catch((error) => {
-            this.#log.debug("event stream: reading a namespace's signature failed", { namespace, error });
+        if (this.#version) {
+          const version = await this.#version(namespace).catch((error) => {
+            this.#log.debug("event stream: reading a namespace's version failed", { namespace, error });
             return undefined;
           });
-          if (signature === undefined || signature === this.#signatures.get(namespace)) continue;
-          this.#signatures.set(namespace, signature);
+          if (version === undefined || version === this.#versions.get(namespace)) continue;
+          this.#versions.set(namespace, version);
         }
         this.#seq.set(namespace, (this.#seq.get(namespace) ?? 0) + 1);
         for (const stream of this.#streams) if (stream.namespace === namespace) stream.wake();

@@ -26,7 +26,7 @@ import { DASHBOARD_JS } from "../assets/dashboard_js.ts";
 import { DASHBOARD_CSS, DASHBOARD_ICON } from "../assets/dashboard_css.ts";
 import type { Store } from "../../store/store.ts";
 import { DashboardData, type PageQuery } from "./data.ts";
-import { EventHub, namespaceSignature } from "./events.ts";
+import { EventHub } from "./events.ts";
 import { type AssetPaths, renderPage } from "./dashboard_page.ts";
 import { securityHeaders } from "./security.ts";
 import { DEFAULTS } from "../../config.ts";
@@ -79,7 +79,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     shares: options.shares ??
       new StreamShares({ max, share: tenantShare(max, options.access !== undefined), log: options.log }),
     heartbeatMs: options.heartbeatMs,
-    signature: (namespace) => namespaceSignature(options.store, namespace),
+    version: (namespace) => options.store.space(namespace).version(),
   });
   const app = new Hono<{ Variables: CredentialVariables }>();
   const assets = assetPaths();

@@ -125,6 +125,23 @@ export class KvSpace implements Space {
     return this.#run(() => this.projects());
   }
 
+  version(): Promise<string> {
+    return this.#run(async () => {
+      // Every change to a session rewrites its meta (a renewal too), every works change bumps the
+      // works version, and a progress document is rewritten whole: their versionstamps say it all.
+      const stamps: string[] = [];
+      const [works] = await Promise.all([
+        this.#kv.get(this.layout.worksVersion),
+        ...[this.layout.metas(), this.layout.progresses()].map(async (selector) => {
+          for await (const e of this.#kv.list(selector)) {
+            stamps.push(`${JSON.stringify(e.key)}@${e.versionstamp}`);
+          }
+        }),
+      ]);
+      return JSON.stringify([stamps.sort(), works.versionstamp]);
+    });
+  }
+
   /** How often each read and write path ran in this process. */
   get stats(): Readonly<KvSessionStats> {
     return this.#sessions.stats;
