@@ -212,15 +212,17 @@ async function drain(
   store: "file" | "kv",
   shape: { processes: number; perProcess: number; parts: number; leaves: number; paths: boolean },
   options: PartOptions,
+  root: string = ROOT,
+  more: Record<string, string> = {},
 ): Promise<Drain> {
   const dir = await scratch();
   const env: Record<string, string> = store === "file"
-    ? { FILE_PATH: `${dir}/plan.json` }
-    : { KV_PATH: `${dir}/plan.sqlite` };
+    ? { FILE_PATH: `${dir}/plan.json`, ...more }
+    : { KV_PATH: `${dir}/plan.sqlite`, ...more };
   const rpcs: Rpc[] = [];
   const total = shape.parts * shape.leaves;
   try {
-    for (let p = 0; p < shape.processes; p++) rpcs.push(await connectRawStdio(await serverStdio(env)));
+    for (let p = 0; p < shape.processes; p++) rpcs.push(await connectRawStdio(await serverStdio(env, root)));
     const layout = shape.paths ? { paths: collidingPaths } : {};
     for (const args of parallelPlanCalls(shape.parts, shape.leaves, layout)) {
       await callTool(rpcs[0]!, "createTask", args);
@@ -244,7 +246,10 @@ async function drain(
       errors.push(`${journal.completions.length} of ${total} completed`);
     }
     options.note(
-      `team drain ${store}${shape.paths ? " with paths" : ""}: ${total} leaves in ${seconds.toFixed(1)} s`,
+      `team drain ${store}${shape.paths ? " with paths" : ""}${
+        root === ROOT ? "" : ` (${root})`
+      }: ${total} ` +
+        `leaves in ${seconds.toFixed(1)} s`,
     );
     const pathsOf = (leaf: string) => collidingPaths(0, Number(leaf.slice(leaf.indexOf(".l") + 2)));
     return {
@@ -282,6 +287,64 @@ async function drain(
     await Promise.all(rpcs.map((rpc) => rpc.close()));
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Drains of this checkout (without and with git records) and of the baseline on one store, taking turns. */
+interface DrainVersus {
+  store: "file" | "kv";
+  ours: Drain[];
+  base: Drain[];
+  git: Drain[];
+}
+
+/** Leaves per second of a drain (NaN when it could not run or had errors). */
+function rate(d: Drain): number {
+  return d.unavailable || d.errors.length > 0 ? NaN : d.leaves / d.seconds;
+}
+
+/** The median of the finite figures (NaN when there are none). */
+function medianOf(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Part 6.2 against the baseline (issue 35): on each store, `rounds` drains of this checkout and of the
+ * baseline taking turns (the order rotating each round), each server started by its own checkout. This
+ * checkout runs twice: with `REPO_DIR` outside any work tree, so it records no git, as the baseline
+ * (what the drain costs besides git), and in its own work tree, recording where the work lives before
+ * each named agent's claim and completion (what git adds).
+ */
+async function drainVersus(
+  baseline: string,
+  shape: { processes: number; perProcess: number; parts: number; leaves: number },
+  rounds: number,
+  options: PartOptions,
+): Promise<DrainVersus[]> {
+  const out: DrainVersus[] = [];
+  const nowhere = await Deno.makeTempDir({ prefix: "no-work-tree-" });
+  try {
+    for (const store of ["file", "kv"] as const) {
+      const versus: DrainVersus = { store, ours: [], base: [], git: [] };
+      const ways: [Drain[], string, Record<string, string>][] = [
+        [versus.ours, ROOT, { REPO_DIR: nowhere }],
+        [versus.base, baseline, {}],
+        [versus.git, ROOT, {}],
+      ];
+      for (let round = 0; round < rounds; round++) {
+        for (let i = 0; i < ways.length; i++) {
+          const [into, root, more] = ways[(round + i) % ways.length]!;
+          into.push(await drain(store, { ...shape, paths: false }, options, root, more));
+        }
+      }
+      out.push(versus);
+    }
+  } finally {
+    await Deno.remove(nowhere, { recursive: true }).catch(() => {});
+  }
+  return out;
 }
 
 /** What one store measured against the baseline. */
@@ -425,6 +488,12 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
   for (const store of ["file", "kv"] as const) {
     for (const paths of [false, true]) drains.push(await drain(store, { ...drainShape, paths }, options));
   }
+  const versusShape = options.quick
+    ? { processes: 3, perProcess: 4, parts: 3, leaves: 25 }
+    : { processes: 3, perProcess: 4, parts: 3, leaves: 100 };
+  const drainsVersus = options.baseline
+    ? await drainVersus(options.baseline, versusShape, options.quick ? 2 : 3, options)
+    : [];
   const versus: Versus[] = [];
   if (options.baseline) {
     for (const store of ["in-process", "memory", "file", "kv"] as const) {
@@ -497,6 +566,19 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
         : `worst ${worst.store}: ${versusRatio(worst).toFixed(2)}×; two servers of this same version came ` +
           `out up to ${Math.max(...measured.map(controlSpread)).toFixed(2)}× apart in this run (control)`,
     });
+    const versusLeaves = (versusShape.parts * versusShape.leaves).toLocaleString("en-US");
+    for (const v of drainsVersus) {
+      const [ours, base] = [medianOf(v.ours.map(rate)), medianOf(v.base.map(rate))];
+      targets.push({
+        name: `${agents} agents in 3 processes drain ${versusLeaves} leaves on ${
+          v.store === "file" ? "FILE_PATH" : "KV_PATH"
+        } at ≥ 0.95× the baseline's leaves/s (side by side)`,
+        met: Number.isFinite(ours / base) ? ours / base >= 0.95 : undefined,
+        detail: `${ours.toFixed(0)} vs ${base.toFixed(0)} leaves/s = ${
+          (ours / base).toFixed(2)
+        }× (medians of ${v.ours.length} drains each)`,
+      });
+    }
   } else {
     targets.push({
       name: `startTask/completeTask with no agent at ${sizeText} tasks no slower than before`,
@@ -632,6 +714,38 @@ export async function team(options: PartOptions & { baseline?: string }): Promis
       `- ${storeLabel[d.store]}: ${d.unavailable ?? d.errors.slice(0, 5).join("; ")}`
     ),
     "",
+    ...(drainsVersus.length > 0
+      ? [
+        `### The drain against the baseline (${await commitOf(options.baseline)})`,
+        "",
+        `${agents} agents in 3 processes drain a parallel plan of ${versusShape.parts} × ${versusShape.leaves} ` +
+        "leaves (no paths), as above, on servers of this checkout and of the baseline taking turns (the order " +
+        "rotating each round), each started by its own checkout's `stdio` task. This checkout runs twice: with " +
+        "`REPO_DIR` outside any work tree, so it records no git, as the baseline records none (the target), and " +
+        "in its own work tree, reading where the work lives (`git status`) before each named agent's claim and " +
+        "completion, as a server started in a project does (what that feature of issue 34 costs a drain).",
+        "",
+        table(
+          [
+            "store",
+            "this: leaves/s per drain",
+            "baseline",
+            "this, recording git",
+            "medians: this ÷ baseline",
+            "recording git ÷ baseline",
+          ],
+          drainsVersus.map((v) => [
+            storeLabel[v.store],
+            v.ours.map((d) => rate(d).toFixed(0)).join(", "),
+            v.base.map((d) => rate(d).toFixed(0)).join(", "),
+            v.git.map((d) => rate(d).toFixed(0)).join(", "),
+            `${(medianOf(v.ours.map(rate)) / medianOf(v.base.map(rate))).toFixed(2)}×`,
+            `${(medianOf(v.git.map(rate)) / medianOf(v.base.map(rate))).toFixed(2)}×`,
+          ]),
+        ),
+        "",
+      ]
+      : []),
     `### No agents named: this version against the one before, at ${sizeText} tasks`,
     "",
     ...(options.baseline

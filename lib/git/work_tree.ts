@@ -12,6 +12,8 @@ import { type GitStatus, parseStatus } from "./status_parse.ts";
 export interface ReadWorkTreeOptions {
   /** Milliseconds each git run may take; {@link LIMITS}.gitMs by default. */
   timeoutMs?: number;
+  /** The top of the work tree when already known ({@link readTopLevel}): then only `git status` runs. */
+  toplevel?: string;
 }
 
 /** The arguments of the one status run: untracked directories shown as one entry each, as git's default. */
@@ -25,12 +27,12 @@ export const STATUS_ARGS: readonly string[] = [
 
 /**
  * Reads where the work in `dir` lives; throws a {@link GitError} (run_git.ts) when git gives nothing.
- * Both runs start at once, so a record costs about one `git status`.
+ * Both runs start at once, so a record costs about one `git status` (only that one with `toplevel`).
  */
 export async function readWorkTree(dir: string, options: ReadWorkTreeOptions = {}): Promise<GitState> {
   const [status, toplevel] = await Promise.all([
     runGit(STATUS_ARGS, { cwd: dir, timeoutMs: options.timeoutMs }),
-    readTopLevel(dir, options),
+    options.toplevel ?? readTopLevel(dir, options),
   ]);
   return workTreeState(parseStatus(new TextDecoder().decode(status)), toplevel);
 }
