@@ -6,12 +6,14 @@
 import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, DEFAULTS, loadConfig, renamedSettings } from "./lib/config.ts";
 import type { GitReader } from "./lib/git/git_recorder.ts";
+import { createGitRecorder } from "./lib/git/git_recorder.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createServer, type Era, type ServerScope } from "./lib/mcp/server.ts";
 import { PLAN_VIEW } from "./lib/plan_view/server/plan_feature.ts";
 import { errorReply } from "./lib/mcp/rpc_errors.ts";
 import { ProtocolErrorCode } from "./lib/mcp/sdk.ts";
 import { exitWith, keepServing, refuseStart } from "./lib/process_exits.ts";
+import { serveOverStdio } from "./lib/mcp/stdio_serve.ts";
 import { openStore } from "./lib/store/open_store.ts";
 import type { Store } from "./lib/store/store.ts";
 
@@ -147,10 +149,6 @@ function onStopSignal(handler: (signal: string) => void): void {
  * from the connection's first message (lib/mcp/stdio_serve.ts).
  */
 async function runStdio(runtime: Runtime): Promise<never> {
-  const [{ serveOverStdio }, { createGitRecorder }] = await Promise.all([
-    import("./lib/mcp/stdio_serve.ts"),
-    import("./lib/git/git_recorder.ts"),
-  ]);
   const { config, log, store } = runtime;
   // One recorder for the process: it says once why it records nothing, if it does not.
   const make = serverFactory(runtime, createGitRecorder({ dir: config.repoDir ?? workingDirectory(), log }));

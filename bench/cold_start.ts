@@ -2,7 +2,8 @@
  * Part 1: cold start to the first answer over stdio, for both openings of a connection: a
  * 2026-07-28 client's `server/discover` (with its `_meta` envelope) and a 2025 client's
  * `initialize`. Each run spawns the process, writes the opening request on its stdin at once, times
- * until the answer line arrives on stdout, then kills it. Every (server, opening) pair takes its
+ * until the answer line arrives on stdout, then sends `tools/list` as a client does before its first
+ * turn and times its answer too, then kills it. Every (server, opening) pair takes its
  * turn in each round (A, B, C, A, B, C, …) so drift in machine load hits all of them alike.
  *
  * The floor (issue 28) is a minimal SDK v2 server (`bench/floor_server.ts`: `serveStdio`, one
@@ -25,7 +26,7 @@ import {
 } from "./commands.ts";
 import { BENCH_DIR, orchestratorStdio } from "./peer.ts";
 import { ms, type PartOptions, type PartResult, ratio, table, type Target, verdict } from "./report.ts";
-import { type Era, openingRequest } from "./rpc.ts";
+import { type Era, openingRequest, paramsIn } from "./rpc.ts";
 import { median, stats } from "./stats.ts";
 
 /** The opening request's name in the tables. */
@@ -35,26 +36,56 @@ export function openingName(era: Era): string {
 
 /** Milliseconds from spawn to the answer to the opening request of `era`, for one run. */
 export async function timeToFirstAnswer(cmd: ServerCommand, era: Era): Promise<number> {
+  return (await timeToAnswers(cmd, era, { toolsList: false })).first;
+}
+
+/**
+ * One run, as a client opens a connection: the opening request of `era` written at spawn; once it is
+ * answered (with `toolsList`), `notifications/initialized` in the handshake era and `tools/list`, the
+ * list a client waits for before its first turn. Milliseconds from spawn to each answer.
+ */
+export async function timeToAnswers(
+  cmd: ServerCommand,
+  era: Era,
+  { toolsList = true }: { toolsList?: boolean } = {},
+): Promise<{ first: number; toolsList: number }> {
   const opening = openingRequest(era);
-  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, ...opening });
+  const encoder = new TextEncoder();
+  const line = (message: Record<string, unknown>) => encoder.encode(`${JSON.stringify(message)}\n`);
   const started = performance.now();
   const child = spawnChild(cmd, { stdin: "piped", stdout: "piped" });
   try {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(request + "\n"));
+    await writer.write(line({ jsonrpc: "2.0", id: 1, ...opening }));
     const answered = (async () => {
+      let first = NaN;
       let buffer = "";
       for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
         buffer += chunk;
-        if (buffer.includes("\n") && /"id"\s*:\s*1\b/.test(buffer)) {
+        let end: number;
+        while ((end = buffer.indexOf("\n")) >= 0) {
+          const message = JSON.parse(buffer.slice(0, end)) as { id?: number; error?: unknown };
+          buffer = buffer.slice(end + 1);
+          if (message.id !== 1 && message.id !== 2) continue;
           const elapsed = performance.now() - started;
-          if (/"error"\s*:/.test(buffer.slice(0, buffer.indexOf("\n")))) {
-            throw new Error(`${cmd.label} answered ${opening.method} with an error: ${buffer.trim()}`);
+          const method = message.id === 1 ? opening.method : "tools/list";
+          if (message.error !== undefined) {
+            throw new Error(
+              `${cmd.label} answered ${method} with an error: ${JSON.stringify(message.error)}`,
+            );
           }
-          return elapsed;
+          if (message.id === 2) return { first, toolsList: elapsed };
+          first = elapsed;
+          if (!toolsList) return { first, toolsList: NaN };
+          if (era === "legacy") {
+            await writer.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+          }
+          await writer.write(
+            line({ jsonrpc: "2.0", id: 2, method: "tools/list", params: paramsIn(era, undefined) }),
+          );
         }
       }
-      throw new Error(`${cmd.label} closed stdout without answering ${opening.method}`);
+      throw new Error(`${cmd.label} closed stdout without answering ${opening.method} and tools/list`);
     })();
     return await withTimeout(answered, 30_000, `${cmd.label} cold start`);
   } finally {
@@ -71,6 +102,8 @@ export async function timeToFirstAnswer(cmd: ServerCommand, era: Era): Promise<n
 interface Contender {
   cmd: ServerCommand;
   era: Era;
+  /** Whether it has tools to list (Deno alone and SDK v2 alone have none). */
+  lists: boolean;
 }
 
 /** Runs part 1. */
@@ -78,15 +111,18 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
   const rounds = options.quick ? 4 : 30;
   const warmup = 2;
   await Deno.mkdir(BENCH_DIR, { recursive: true });
-  const both = (cmd: ServerCommand): Contender[] => [{ cmd, era: "modern" }, { cmd, era: "legacy" }];
+  const both = (cmd: ServerCommand, lists = true): Contender[] => [
+    { cmd, era: "modern", lists },
+    { cmd, era: "legacy", lists },
+  ];
   const ours = await serverStdio();
   const floor = await floorStdio("v2");
   const sdkAlone = await baselineStdio("SDK v2 alone (McpServer + serveStdio)", SDK_ONLY);
   const contenders: Contender[] = [
-    { cmd: await baselineStdio("Deno alone (hello)", HELLO), era: "legacy" },
-    ...both(sdkAlone),
+    { cmd: await baselineStdio("Deno alone (hello)", HELLO), era: "legacy", lists: false },
+    ...both(sdkAlone, false),
     ...both(floor),
-    { cmd: await floorStdio("v1"), era: "legacy" },
+    { cmd: await floorStdio("v1"), era: "legacy", lists: true },
     ...both(ours),
   ];
   let bundle: ServerCommand | undefined;
@@ -102,27 +138,32 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
   let orchestratorError: string | undefined;
   try {
     orchestrator = await orchestratorStdio(options.note);
-    contenders.push({ cmd: orchestrator, era: "legacy" });
+    contenders.push({ cmd: orchestrator, era: "legacy", lists: true });
   } catch (error) {
     orchestratorError = (error as Error).message;
     options.note(`cold start: task-orchestrator-mcp not available: ${orchestratorError}`);
   }
   const samples = contenders.map(() => [] as number[]);
+  const listed = contenders.map(() => [] as number[]);
   for (let round = 0; round < warmup + rounds; round++) {
     for (const [i, c] of contenders.entries()) {
-      const elapsed = await timeToFirstAnswer(c.cmd, c.era);
-      if (round >= warmup) samples[i]!.push(elapsed);
+      const { first, toolsList } = await timeToAnswers(c.cmd, c.era, { toolsList: c.lists });
+      if (round >= warmup) {
+        samples[i]!.push(first);
+        if (c.lists) listed[i]!.push(toolsList);
+      }
     }
     options.note(`cold start: round ${round + 1}/${warmup + rounds}`);
   }
-  const medianOf = (cmd: ServerCommand | undefined, era: Era) => {
+  const medianOf = (cmd: ServerCommand | undefined, era: Era, of = samples) => {
     const i = contenders.findIndex((c) => c.cmd === cmd && c.era === era);
-    return i < 0 ? undefined : median(samples[i]!);
+    return i < 0 || of[i]!.length === 0 ? undefined : median(of[i]!);
   };
   const theirs = medianOf(orchestrator, "legacy");
   const rows = contenders.map((c, i) => {
     const s = stats(samples[i]!);
     const floorFigure = medianOf(floor, c.era) ?? NaN;
+    const list = listed[i]!.length ? median(listed[i]!) : undefined;
     return [
       c.cmd.label,
       openingName(c.era),
@@ -132,6 +173,8 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
       ms(s.max),
       ratio(s.p50, floorFigure),
       theirs === undefined ? "—" : ratio(s.p50, theirs),
+      list === undefined ? "—" : ms(list),
+      list === undefined ? "—" : ratio(list, medianOf(floor, c.era, listed) ?? NaN),
     ];
   });
   const targets: Target[] = [];
@@ -144,6 +187,15 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
       detail: `${ms(a)} ms vs ${ms(b)} ms = ${ratio(a, b)}; SDK v2 alone: ${
         ratio(medianOf(sdkAlone, era)!, b)
       }`,
+    });
+  }
+  for (const era of ["modern", "legacy"] as const) {
+    const a = medianOf(ours, era, listed)!;
+    const b = medianOf(floor, era, listed)!;
+    targets.push({
+      name: `Cold start to the tools/list answer, after ${openingName(era)}, ≤ 1.2× the SDK v2 floor`,
+      met: a / b <= 1.2,
+      detail: `${ms(a)} ms vs ${ms(b)} ms = ${ratio(a, b)}`,
     });
   }
   const oursModern = medianOf(ours, "modern")!;
@@ -167,14 +219,14 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
       ).join("; ")
     }.`;
   const markdown = [
-    "## 1. Cold start (stdio, spawn → the first answer)",
+    "## 1. Cold start (stdio, spawn → the first answer, and the tools/list answer)",
     "",
     `${rounds} interleaved runs per server and opening after ${warmup} warm-up rounds (A, B, C, A, B, C, …). Each run`,
     "spawns the process, writes the opening request on stdin (a 2026-07-28 client's `server/discover` with its",
-    "`_meta` envelope, or a 2025 client's `initialize`), times until the answer line arrives on stdout, and",
-    `kills the process. The floor is a minimal SDK v2 server (\`${
-      floorLabel("v2")
-    }\`: \`McpServer\`, one no-op tool,`,
+    "`_meta` envelope, or a 2025 client's `initialize`), times until the answer line arrives on stdout; then, as a",
+    "client does before its first turn, sends `tools/list` (after `notifications/initialized` in the handshake",
+    "era) and times until its answer arrives (the tools/list columns), and kills the process.",
+    `The floor is a minimal SDK v2 server (\`${floorLabel("v2")}\`: \`McpServer\`, one no-op tool,`,
     '`serveStdio`); "÷ floor" divides by its figure for the same opening. Deno alone answers the line by hand and',
     "imports nothing; SDK v2 alone serves an `McpServer` with no tool through `serveStdio`: no server on SDK v2's",
     `classes answers sooner. The \`${
@@ -185,7 +237,18 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
     "only.",
     "",
     table(
-      ["server", "opening", "command", "median ms", "min ms", "max ms", "÷ floor", "÷ task-orchestrator"],
+      [
+        "server",
+        "opening",
+        "command",
+        "median ms",
+        "min ms",
+        "max ms",
+        "÷ floor",
+        "÷ task-orchestrator",
+        "tools/list median ms",
+        "÷ floor",
+      ],
       rows,
     ),
     "",

@@ -70,7 +70,7 @@ export function openingRequest(era: Era): { method: string; params: Record<strin
 }
 
 /** Params as sent in `era`: with the envelope in the modern one. */
-function paramsIn(era: Era, params: unknown): unknown {
+export function paramsIn(era: Era, params: unknown): unknown {
   return era === "modern" ? withEnvelope(params as Record<string, unknown> | undefined, CLIENT_NAME) : params;
 }
 

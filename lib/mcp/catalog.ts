@@ -55,6 +55,18 @@ const EMPTY_COMPLETION = { completion: { values: [], hasMore: false } };
 const COMPLETION_VALUES = 100;
 
 /**
+ * Parsed templates by their text, for the process: a parsed template never changes, and every server
+ * (one per 2026-07-28 HTTP request) has the same few.
+ */
+const PARSED_TEMPLATES = new Map<string, UriTemplate>();
+
+function parsedTemplate(uriTemplate: string): UriTemplate {
+  let template = PARSED_TEMPLATES.get(uriTemplate);
+  if (!template) PARSED_TEMPLATES.set(uriTemplate, template = new UriTemplate(uriTemplate));
+  return template;
+}
+
+/**
  * The resources, templates and prompts of one server. {@link install} answers their requests on a
  * `Server` and declares the capabilities they need: call it before the server connects.
  */
@@ -71,7 +83,7 @@ export class Catalog {
 
   /** A resource template: listed by `resources/templates/list`, read and completed. */
   template(name: string, config: TemplateConfig): void {
-    this.#templates.set(name, { ...config, template: new UriTemplate(config.uriTemplate) });
+    this.#templates.set(name, { ...config, template: parsedTemplate(config.uriTemplate) });
   }
 
   /** A prompt: listed, answered with checked arguments, its arguments completed. */

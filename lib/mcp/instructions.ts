@@ -5,9 +5,19 @@
  */
 import { TOOL_GROUPS, type ToolGroup } from "../config.ts";
 
+/** The instructions by the enabled groups (in {@link TOOL_GROUPS} order), built once per process. */
+const BUILT = new Map<string, string>();
+
 /** The instructions for the enabled groups. */
 export function instructionsFor(groups: Iterable<ToolGroup>): string {
   const on = new Set(groups);
+  const key = TOOL_GROUPS.filter((group) => on.has(group)).join(",");
+  let text = BUILT.get(key);
+  if (text === undefined) BUILT.set(key, text = build(on));
+  return text;
+}
+
+function build(on: ReadonlySet<ToolGroup>): string {
   const lines = ["Task tree and handoff server for coding agents."];
   const start = [
     ...(on.has("progress") ? ["your progress (mem_progress(project))"] : []),

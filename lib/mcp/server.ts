@@ -110,19 +110,12 @@ export interface ServerOptions extends Partial<ServerScope> {
  */
 export function createServer(options: ServerOptions): Server {
   const era = options.era ?? "legacy";
-  const groups = new Set<ToolGroup>(options.groups ?? TOOL_GROUPS);
   const readOnly = options.access === "read";
-  const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
-  // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
-  const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
-  // The features the groups turn on, and their own tools: callable whenever the feature is on, listed
-  // only to clients that show it (a model never sees the plan view's).
-  const features = (options.features ?? []).filter((feature) => feature.enabled(groups));
-  const featureTools = new Map(features.map((feature) => [
-    feature,
-    feature.tools.filter((t) => !readOnly || t.annotations.readOnlyHint),
-  ]));
-  const byName = new Map([...enabled, ...[...featureTools.values()].flat()].map((t) => [t.name, t]));
+  const { groups, tools, features, featureTools, byName } = toolSets(
+    options.groups,
+    readOnly,
+    options.features,
+  );
   const space = options.store.space(options.namespace ?? DEFAULT_NAMESPACE);
   // Every line this server logs names its namespace.
   const serverLog = options.log.child({ namespace: space.namespace });
@@ -210,6 +203,56 @@ export function createServer(options: ServerOptions): Server {
       server.answerCall(params.name, server.argumentsOf(context, params.arguments), context),
   );
   return server;
+}
+
+/** The tools a server has, for its groups, access and features (see {@link toolSets}). */
+interface ToolSets {
+  groups: ReadonlySet<ToolGroup>;
+  /** The tools listed (read access: the read-only ones). */
+  tools: readonly ToolDef[];
+  /** The features the groups turn on. */
+  features: readonly ServerFeature[];
+  /** Each feature's own tools: callable whenever the feature is on, listed only to clients that show it. */
+  featureTools: ReadonlyMap<ServerFeature, readonly ToolDef[]>;
+  /** Every tool known by name: read access still knows the changing ones, to answer FORBIDDEN. */
+  byName: ReadonlyMap<string, ToolDef>;
+}
+
+const NO_FEATURES: readonly ServerFeature[] = [];
+
+/** Tool sets by features (the serving entry's one list), then by groups and access: built once per process. */
+const BUILT_TOOL_SETS = new WeakMap<readonly ServerFeature[], Map<string, ToolSets>>();
+
+/**
+ * The tools of a server with these groups, access and features, built once per process and shared by
+ * every server made for them (one per 2026-07-28 HTTP request): none of it is ever changed.
+ */
+function toolSets(
+  wanted: readonly ToolGroup[] | undefined,
+  readOnly: boolean,
+  allFeatures: readonly ServerFeature[] = NO_FEATURES,
+): ToolSets {
+  const groups = new Set<ToolGroup>(wanted ?? TOOL_GROUPS);
+  const key = `${TOOL_GROUPS.filter((group) => groups.has(group)).join(",")} ${readOnly ? "read" : "write"}`;
+  let byKey = BUILT_TOOL_SETS.get(allFeatures);
+  if (!byKey) BUILT_TOOL_SETS.set(allFeatures, byKey = new Map());
+  let sets = byKey.get(key);
+  if (!sets) {
+    const enabled = ALL_TOOLS.filter((t) => groups.has(t.group as ToolGroup));
+    // Read access lists only the read-only tools; the others stay known, to answer FORBIDDEN.
+    const tools = readOnly ? enabled.filter((t) => t.annotations.readOnlyHint) : enabled;
+    // The features the groups turn on, and their own tools: callable whenever the feature is on, listed
+    // only to clients that show it (a model never sees the plan view's).
+    const features = allFeatures.filter((feature) => feature.enabled(groups));
+    const featureTools = new Map(features.map((feature) => [
+      feature,
+      feature.tools.filter((t) => !readOnly || t.annotations.readOnlyHint),
+    ]));
+    const byName = new Map([...enabled, ...[...featureTools.values()].flat()].map((t) => [t.name, t]));
+    sets = { groups, tools, features, featureTools, byName };
+    byKey.set(key, sets);
+  }
+  return sets;
 }
 
 /**

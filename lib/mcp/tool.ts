@@ -13,6 +13,7 @@ import { fieldPath, findIllFormed, illFormedText } from "../domain/unicode.ts";
 import type { GitReader } from "../git/git_recorder.ts";
 import type { Logger } from "../log.ts";
 import type { Space } from "../store/store.ts";
+import { LISTED_SCHEMAS, type ListedSchemas } from "./listed_schemas.ts";
 import type { CallToolResult, Tool, ToolAnnotations } from "./sdk.ts";
 
 /** What a tool handler gets besides its arguments. */
@@ -70,26 +71,39 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
 const listed = new WeakMap<ToolDef, Tool>();
 
 /**
- * The `tools/list` entry of a tool, computed once per process. Every agent pays for this listing in
- * context on every turn, so validation detail the server enforces anyway (patterns, minimum lengths,
- * output bounds) is left out; input maximums stay, they tell the limits. A tool without arguments
- * lists {@link NO_ARGUMENTS}.
+ * The `tools/list` entry of a tool, built once per process. Its schemas are {@link listedSchemas}, as
+ * `deno task build:listing` wrote them for every tool of the server (listed_schemas.ts): converting
+ * the zod schemas to JSON Schema at run time cost about 20 ms of every start, and a client waits for
+ * this list before its first turn. A tool not in that module (the plan view's own) is converted here.
  */
 export function toolListing(def: ToolDef): Tool {
   let tool = listed.get(def);
   if (!tool) {
-    const outputSchema = outputListing(jsonSchema(def.output, "output"));
+    const { inputSchema, outputSchema } = LISTED_SCHEMAS[def.name] ?? listedSchemas(def);
     tool = {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: inputListing(def.input),
-      outputSchema: outputSchema as Tool["outputSchema"],
+      inputSchema,
+      outputSchema,
       annotations: { ...def.annotations, openWorldHint: false },
     };
     listed.set(def, tool);
   }
   return tool;
+}
+
+/**
+ * A tool's input and output schemas as `tools/list` shows them, converted from its zod schemas. Every
+ * agent pays for this listing in context on every turn, so validation detail the server enforces
+ * anyway (patterns, minimum lengths, output bounds) is left out; input maximums stay, they tell the
+ * limits. A tool without arguments lists {@link NO_ARGUMENTS}.
+ */
+export function listedSchemas(def: ToolDef): ListedSchemas {
+  return {
+    inputSchema: inputListing(def.input),
+    outputSchema: outputListing(jsonSchema(def.output, "output")) as Tool["outputSchema"],
+  };
 }
 
 /**

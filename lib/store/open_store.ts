@@ -2,6 +2,7 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { guardStore } from "./guarded_store.ts";
+import { MemoryStore } from "./memory_store.ts";
 import type { Store } from "./store.ts";
 
 /** Options of {@link openStore} besides the configuration. */
@@ -71,7 +72,6 @@ export async function openStore(
     log.info("store opened", { store: "kv", kv });
     return guardStore(store, log);
   }
-  const { MemoryStore } = await import("./memory_store.ts");
   log.info("store opened", { store: "memory" });
   return new MemoryStore({ historySize: config.historySize });
 }
