@@ -17,6 +17,8 @@ export const FLOORS: Readonly<Record<FloorSdk, string>> = {
   v2: `${ROOT}/bench/floor_server.ts`,
   v1: `${ROOT}/bench/floor_v1_server.ts`,
 };
+/** SDK v2's floor as a `deno serve` module. */
+export const FLOOR_SERVE: string = `${ROOT}/bench/floor_serve.ts`;
 /** Deno alone: answers one line by hand, importing nothing. */
 export const HELLO: string = `${ROOT}/bench/cold/hello.ts`;
 /** SDK v2's `McpServer` and `serveStdio` alone, no tool: what any server on SDK v2's server classes pays. */
@@ -121,6 +123,37 @@ export async function serverHttp(port: number, env: Record<string, string> = {})
     args: await taskArgs("start"),
     cwd: ROOT,
     env: serverEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }),
+  };
+}
+
+/** This server under `deno serve` on 127.0.0.1:`port`, with the permissions of the `start` task. */
+export async function serverServe(port: number, env: Record<string, string> = {}): Promise<ServerCommand> {
+  const { flags, entry } = await taskParts("start");
+  return {
+    label: "checklist-mcp (deno serve)",
+    command: Deno.execPath(),
+    args: ["serve", ...flags, "--host", "127.0.0.1", "--port", String(port), entry],
+    cwd: ROOT,
+    env: serverEnv(env),
+  };
+}
+
+/** SDK v2's floor under `deno serve` on 127.0.0.1:`port` (bench/floor_serve.ts), with the `start` task's permissions. */
+export async function floorServe(port: number): Promise<ServerCommand> {
+  return {
+    label: "v2 floor (deno serve)",
+    command: Deno.execPath(),
+    args: [
+      "serve",
+      ...(await taskParts("start")).flags,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      FLOOR_SERVE,
+    ],
+    cwd: ROOT,
+    env: serverEnv(),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients in three modes, this server's getTask
+ * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients in four modes, this server's getTask
  * on a 100-task session against a floor's no-op tool:
  *
  * - 2026-07-28: every request alone, with the `_meta` envelope and the standard headers, against
  *   the SDK v2 floor (`createMcpHandler` on `Deno.serve`);
+ * - the same under `deno serve` (main.ts's default export against bench/floor_serve.ts);
  * - the handshake era with sessions (one MCP session per client), against the SDK v1 floor
  *   (stateful), as before issue 28;
  * - the handshake era without sessions (`STATELESS=1` here: SDK v2's stateless legacy leg),
@@ -18,7 +19,15 @@
  */
 import { cpuMs } from "./machine.ts";
 import { freePort } from "../tests/support/processes.ts";
-import { floorHttp, floorLabel, type FloorSdk, serverHttp, startHttpServer } from "./commands.ts";
+import {
+  floorHttp,
+  floorLabel,
+  type FloorSdk,
+  floorServe,
+  serverHttp,
+  serverServe,
+  startHttpServer,
+} from "./commands.ts";
 import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
 import { callTool, connectRawHttp, type Era, type HttpRpc } from "./rpc.ts";
 import { fillSession } from "./shapes.ts";
@@ -31,10 +40,13 @@ interface Mode {
   /** No session ids: every 2026-07-28 request, and the handshake era under this server's `STATELESS=1`. */
   stateless: boolean;
   floor: FloorSdk;
+  /** Both servers under `deno serve` (the default export) instead of `deno run`. */
+  serve?: boolean;
 }
 
 const MODES: readonly Mode[] = [
   { name: "2026-07-28", era: "modern", stateless: true, floor: "v2" },
+  { name: "2026-07-28, deno serve", era: "modern", stateless: true, floor: "v2", serve: true },
   { name: "handshake, stateful", era: "legacy", stateless: false, floor: "v1" },
   { name: "handshake, stateless", era: "legacy", stateless: true, floor: "v2" },
 ];
@@ -110,7 +122,11 @@ async function start(who: Who, mode: Mode): Promise<Contender | string> {
   const env: Record<string, string> = who === "checklist-mcp" && mode.stateless && mode.era === "legacy"
     ? { STATELESS: "1" }
     : {};
-  const cmd = who === "floor" ? await floorHttp(port, {}, mode.floor) : await serverHttp(port, env);
+  const cmd = mode.serve
+    ? who === "floor" ? await floorServe(port) : await serverServe(port, env)
+    : who === "floor"
+    ? await floorHttp(port, {}, mode.floor)
+    : await serverHttp(port, env);
   const server = await startHttpServer(cmd, port);
   const url = `${server.url}/mcp`;
   const sessionId = "bench";
@@ -242,7 +258,8 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     }\` (\`createMcpHandler\` on \`Deno.serve\`). Handshake, stateful: one MCP session per`,
     `client, against the \`${
       floorLabel("v1")
-    }\` (SDK v1, Hono, its web-standard transport). Handshake, stateless`,
+    }\` (SDK v1, Hono, its web-standard transport). \`deno serve\`: both started by \`deno serve\` (main.ts's`,
+    "default export; the v2 floor's handler as a default export, bench/floor_serve.ts). Handshake, stateless",
     "(checklist-mcp with `STATELESS=1`): a new server per request, against the v2 floor's own stateless legacy",
     "leg. The load generator shares the machine. Server CPU is the server process's user + system time over the",
     'run divided by its requests; "floor CPU ÷ ours" is the throughput the server itself would allow, relative to',
@@ -274,7 +291,11 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
   };
   const targets: Target[] = [
     target(MODES[0]!, "2026-07-28 HTTP req/s ≥ 0.9× the SDK v2 floor at 1, 4 and 16 clients"),
-    target(MODES[1]!, "Handshake-era HTTP (sessions) req/s ≥ 0.9× the SDK v1 floor at 1, 4 and 16 clients"),
+    target(
+      MODES[1]!,
+      "2026-07-28 HTTP under `deno serve` req/s ≥ 0.9× the SDK v2 floor under `deno serve` at 1, 4 and 16 clients",
+    ),
+    target(MODES[2]!, "Handshake-era HTTP (sessions) req/s ≥ 0.9× the SDK v1 floor at 1, 4 and 16 clients"),
   ];
   return {
     markdown: [markdown, "", ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`)].join(
