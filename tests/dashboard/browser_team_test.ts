@@ -32,9 +32,16 @@ Deno.test("the page shows each agent's leaf with its lease, what blocked tasks w
   assert.equal(await row("guide").locator(".blocked-by").textContent(), "waits for Build the API");
   assert.equal(await row("launch").locator(".parallel-mark").count(), 1);
   // The agents at work, by name, each with its task; and in the session list.
-  assert.deepEqual(await page.locator("#agents li").allTextContents(), [
-    `@backend ${await row("api").locator(".lease").textContent()} on Build the API api`,
-    `@frontend ${await row("signup").locator(".lease").textContent()} on Build the sign-up page signup`,
+  // Read in one go: the page redraws every lease each second, and separate reads can straddle a redraw.
+  const [agents, apiLease, signupLease] = await page.evaluate<[string[], string, string]>(`(() => {
+    const text = (selector) => document.querySelector(selector).textContent;
+    const agents = [...document.querySelectorAll("#agents li")].map((li) => li.textContent);
+    const lease = (id) => text('#session .tree li[data-id="' + id + '"] .lease');
+    return [agents, lease("api"), lease("signup")];
+  })()`);
+  assert.deepEqual(agents, [
+    `@backend ${apiLease} on Build the API api`,
+    `@frontend ${signupLease} on Build the sign-up page signup`,
   ]);
   assert.deepEqual(await page.locator("#sessions .session-agents .agent").allTextContents(), [
     "@backend",

@@ -1,19 +1,32 @@
 /**
  * The official Python SDK (`mcp` 2.3.0) pinned to 2026-07-28 connects over stdio and HTTP and gets
  * the same tools and replies as every other client (tests/e2e/python/pinned_client.py). The SDK is
- * installed into `.ci/.venv-mcp` from the machine's Python package index on first use; where Python
- * or that index is missing, the test says so and is ignored.
+ * installed from the machine's Python package index on first use, into a virtual environment in the
+ * user's cache that every checkout shares (as Deno's own cache is shared), so a fresh clone does not
+ * install it again; where Python or that index is missing, the test says so and is ignored.
  */
 import assert from "node:assert/strict";
 import { MAIN, ROOT } from "../support/paths.ts";
 import { spawnServer } from "../support/server_process.ts";
 import { serverEnv } from "../support/env.ts";
 
-const VENV = `${ROOT}/.ci/.venv-mcp`;
+/** The SDK version the client is pinned to; the environment's name carries it, so a new pin makes a new one. */
+const SDK = "mcp==2.3.0";
+const VENV = `${userCache()}/checklist-mcp/python-${SDK.replace("==", "-")}`;
 const PYTHON = `${VENV}/bin/python`;
 const SCRIPT = new URL("./python/pinned_client.py", import.meta.url).pathname;
 
-/** The venv's Python with `mcp` 2.3.0, made if needed; undefined (and why) when it cannot be. */
+/** The user's cache directory (`XDG_CACHE_HOME`, else `~/.cache`); the checkout's `.ci/` without a home. */
+function userCache(): string {
+  const home = Deno.env.get("HOME");
+  return Deno.env.get("XDG_CACHE_HOME") ?? (home ? `${home}/.cache` : `${ROOT}/.ci`);
+}
+
+/**
+ * The venv's Python with the pinned SDK, made if needed; undefined (and why) when it cannot be. It is
+ * made beside its place and renamed into it when complete, so test runs of two checkouts at once never
+ * use a half-made one.
+ */
 function python(): { path?: string; why?: string } {
   const run = (command: string, args: string[]) => {
     try {
@@ -24,14 +37,44 @@ function python(): { path?: string; why?: string } {
     }
   };
   if (run(PYTHON, ["-c", "import mcp"]).ok) return { path: PYTHON };
-  const venv = run("python3", ["-m", "venv", VENV]);
-  if (!venv.ok) return { why: `python3 -m venv failed: ${venv.error}` };
-  // No retries: an index that cannot be reached answers at once here, and CI has no time to wait.
-  const pip = run(`${VENV}/bin/pip`, ["install", "-q", "--retries", "0", "--timeout", "5", "mcp==2.3.0"]);
-  if (!pip.ok || !run(PYTHON, ["-c", "import mcp"]).ok) {
-    return { why: `pip install mcp==2.3.0 failed: ${pip.error}` };
+  // One that exists and does not work (its Python gone, say) is replaced.
+  removeIfThere(VENV);
+  const staging = `${VENV}.${crypto.randomUUID()}`;
+  try {
+    const venv = run("python3", ["-m", "venv", staging]);
+    if (!venv.ok) return { why: `python3 -m venv failed: ${venv.error}` };
+    // No retries: an index that cannot be reached answers at once here, and CI has no time to wait.
+    const pip = run(`${staging}/bin/python`, [
+      "-m",
+      "pip",
+      "install",
+      "-q",
+      "--retries",
+      "0",
+      "--timeout",
+      "5",
+      SDK,
+    ]);
+    if (!pip.ok) return { why: `pip install ${SDK} failed: ${pip.error}` };
+    try {
+      Deno.renameSync(staging, VENV);
+    } catch {
+      // Another run made it meanwhile: theirs is used.
+    }
+  } finally {
+    removeIfThere(staging);
   }
+  if (!run(PYTHON, ["-c", "import mcp"]).ok) return { why: `pip install ${SDK} failed: import mcp fails` };
   return { path: PYTHON };
+}
+
+/** Removes a directory and what it holds, if it is there. */
+function removeIfThere(path: string): void {
+  try {
+    Deno.removeSync(path, { recursive: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
 }
 
 const found = python();

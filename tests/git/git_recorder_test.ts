@@ -1,13 +1,17 @@
 /**
  * The git recorder: where the work lives when git answers; otherwise undefined (never a throw) and one
  * `info` line in its life saying why: not a work tree, git missing from PATH, git hanging past its time
- * (a stand-in `git` on PATH that sleeps, killed on time). No permission to run git is checked through a
- * real server process started without it (tests/e2e/git_record_e2e_test.ts).
+ * (a stand-in `git` on PATH that sleeps, killed on time); those two read in a child process
+ * (fixtures/record_once.ts), as PATH is the whole test process's. No permission to run git is checked
+ * through a real server process started without it (tests/e2e/git_record_e2e_test.ts).
  */
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import { createGitRecorder, sharedAfter } from "../../lib/git/git_recorder.ts";
 import { gitPlace } from "../support/git_repos.ts";
-import { recordingLogger } from "../support/logs.ts";
+import { type LogRecord, recordingLogger } from "../support/logs.ts";
+import { serverEnv } from "../support/env.ts";
+import { CONFIG } from "../support/paths.ts";
 
 Deno.test("the recorder reads the work tree it was given", async () => {
   await using place = await gitPlace();
@@ -48,16 +52,31 @@ Deno.test("outside a work tree git is not asked again for a while; once the rest
   assert.deepEqual((await eager())?.dirty, ["a.txt"]);
 });
 
-/** Runs `body` with PATH set to `path` alone, restoring it after. */
-async function withPath<T>(path: string, body: () => Promise<T>): Promise<T> {
-  const before = Deno.env.get("PATH");
-  Deno.env.set("PATH", path);
-  try {
-    return await body();
-  } finally {
-    if (before === undefined) Deno.env.delete("PATH");
-    else Deno.env.set("PATH", before);
-  }
+const RECORD_ONCE = fileURLToPath(new URL("./fixtures/record_once.ts", import.meta.url));
+
+/** What one record in a process of its own gave (fixtures/record_once.ts). */
+interface RecordOnce {
+  result?: unknown;
+  records: LogRecord[];
+  took: number;
+}
+
+/**
+ * Reads `dir` once through a recorder in a child process whose PATH is `path` alone; the test process's
+ * PATH is never changed, as the test files running beside this one spawn git through it.
+ */
+async function recordWithPath(path: string, dir: string, timeoutMs?: number): Promise<RecordOnce> {
+  const args = ["run", "-A", "--config", CONFIG, RECORD_ONCE, dir];
+  if (timeoutMs !== undefined) args.push(String(timeoutMs));
+  const output = await new Deno.Command(Deno.execPath(), {
+    args,
+    env: serverEnv({ PATH: path }),
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const decoder = new TextDecoder();
+  assert.equal(output.code, 0, decoder.decode(output.stderr));
+  return JSON.parse(decoder.decode(output.stdout));
 }
 
 Deno.test("git missing from PATH: nothing, one line (reason missing)", async () => {
@@ -65,9 +84,8 @@ Deno.test("git missing from PATH: nothing, one line (reason missing)", async () 
   const repo = await place.init();
   const empty = `${place.dir}/empty-bin`;
   await Deno.mkdir(empty);
-  const { log, records } = recordingLogger();
-  const read = createGitRecorder({ dir: repo.dir, log });
-  assert.equal(await withPath(empty, read), undefined);
+  const { result, records } = await recordWithPath(empty, repo.dir);
+  assert.equal(result, undefined);
   assert.deepEqual(records.map((r) => r.reason), ["missing"]);
 });
 
@@ -78,11 +96,8 @@ Deno.test("a git that hangs is killed on time: nothing, one line (reason timeout
   await Deno.mkdir(bin);
   await Deno.writeTextFile(`${bin}/git`, "#!/bin/sh\nexec sleep 30\n");
   await Deno.chmod(`${bin}/git`, 0o755);
-  const { log, records } = recordingLogger();
-  const read = createGitRecorder({ dir: repo.dir, log, timeoutMs: 300 });
-  const started = performance.now();
-  assert.equal(await withPath(`${bin}:/usr/bin:/bin`, read), undefined);
-  const took = performance.now() - started;
+  const { result, records, took } = await recordWithPath(`${bin}:/usr/bin:/bin`, repo.dir, 300);
+  assert.equal(result, undefined);
   assert.ok(took >= 300 && took < 2000, `stopped after ${took} ms`);
   assert.deepEqual(records.map((r) => r.reason), ["timeout"]);
   assert.match(String(records[0]!.why), /took longer than 0\.3 s/);

@@ -17,7 +17,7 @@ import { MemoryStore } from "../../lib/store/memory_store.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { serverEnv } from "./env.ts";
 import { quietLogger } from "./logs.ts";
-import { ROOT } from "./paths.ts";
+import { NO_WORK_TREE, ROOT } from "./paths.ts";
 import { freePort } from "./processes.ts";
 import { mainArgs, mainCommand, startHttpProcess } from "./server_process.ts";
 import {
@@ -112,7 +112,11 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Extra arguments after `main.ts` (after `--stdio` for {@link spawnStdio}). */
   args?: string[];
-  /** Working directory of the child; the project root by default. */
+  /**
+   * Working directory of the child; the project root by default. {@link spawnStdio}: given neither this
+   * nor `REPO_DIR` in `env`, the child records no git ({@link NO_WORK_TREE}); a test of git records names
+   * its work tree by one or the other.
+   */
   cwd?: string;
   /** {@link spawnStdio}: keep the child's stderr (its log, exit lines included) for `stderr()`; else dropped. */
   keepStderr?: boolean;
@@ -143,7 +147,11 @@ export async function spawnStdio(options: SpawnOptions = {}): Promise<StdioConne
   const transport = new InPlaceStdioClientTransport({
     command: Deno.execPath(),
     args: mainArgs(["--stdio", ...(options.args ?? [])], options.permissions),
-    env: serverEnv({ LOG_LEVEL: "warn", ...options.env }),
+    env: serverEnv({
+      LOG_LEVEL: "warn",
+      ...(options.cwd === undefined ? { REPO_DIR: NO_WORK_TREE } : {}),
+      ...options.env,
+    }),
     cwd: options.cwd ?? ROOT,
     stderr: options.keepStderr ? "pipe" : "ignore",
   });
