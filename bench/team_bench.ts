@@ -71,9 +71,14 @@ function taskId(result: ToolResult): string {
 /** Other agents holding leaves while the paths rows claim: 12, each reserving 8 patterns. */
 const HOLDERS = 12;
 
-/** Part 6.1: claimTask against startTask on sessions of `size` tasks, turn by turn. */
+/**
+ * Part 6.1: claimTask against startTask on sessions of `size` tasks, turn by turn. The server records
+ * no git (`REPO_DIR` outside any work tree): a named agent's call would otherwise add one `git status`
+ * that a call without an agent does not, and what a git record costs is `deno task bench:git`'s.
+ */
 async function claimVsStart(size: number, n: number, options: PartOptions): Promise<WayResult[]> {
-  const rpc = await connectRawStdio(await serverStdio());
+  const nowhere = await Deno.makeTempDir({ prefix: "no-work-tree-" });
+  const rpc = await connectRawStdio(await serverStdio({ REPO_DIR: nowhere }));
   try {
     const fill = async (sessionId: string) => (await fillSession(rpc, { sessionId, size })).ids;
     const parallelize = async (sessionId: string, ids: ShapeIds) => {
@@ -176,6 +181,7 @@ async function claimVsStart(size: number, n: number, options: PartOptions): Prom
     }));
   } finally {
     await rpc.close();
+    await Deno.remove(nowhere, { recursive: true }).catch(() => {});
   }
 }
 
