@@ -28,7 +28,7 @@ import { BENCH_DIR } from "./peer.ts";
 import { ms, type PartOptions, type PartResult, table, type Target, verdict } from "./report.ts";
 import { callTool, connectRawStdio, type Rpc, type ToolResult } from "./rpc.ts";
 import { fillSession, modulePaths, shapeDocument, shapeFor, type ShapeIds, shapeIds } from "./shapes.ts";
-import { type Stats, stats } from "./stats.ts";
+import { median, type Stats, stats } from "./stats.ts";
 import { Client, InMemoryTransport } from "../tests/support/sdk_client.ts";
 import {
   collidingPaths,
@@ -308,12 +308,9 @@ function rate(d: Drain): number {
   return d.unavailable || d.errors.length > 0 ? NaN : d.leaves / d.seconds;
 }
 
-/** The median of the finite figures (NaN when there are none). */
+/** The median of the finite figures (NaN when there are none): a failed drain counts as no figure. */
 function medianOf(values: readonly number[]): number {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return median(values.filter(Number.isFinite));
 }
 
 /**
