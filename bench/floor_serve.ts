@@ -4,15 +4,8 @@
  * (bench/throughput.ts, 2026-07-28 under `deno serve`).
  */
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import { createFloorServer } from "./floor_server.ts";
-
-const mcp = createMcpHandler(() => createFloorServer());
+import { createFloorServer, floorRoutes } from "./floor_server.ts";
 
 export default {
-  fetch(request: Request): Response | Promise<Response> {
-    const { pathname } = new URL(request.url);
-    if (pathname === "/mcp") return mcp.fetch(request);
-    if (pathname === "/healthz") return Response.json({ status: "ok" });
-    return new Response("Not Found", { status: 404 });
-  },
+  fetch: floorRoutes(createMcpHandler(() => createFloorServer())),
 } satisfies Deno.ServeDefaultExport;

@@ -20,6 +20,18 @@ export function createFloorServer(): McpServer {
   return server;
 }
 
+/** The floor's HTTP routes around its MCP handler: `/mcp`, `/healthz`, else 404 (`deno run` and `deno serve`). */
+export function floorRoutes(
+  mcp: { fetch(request: Request): Promise<Response> },
+): (request: Request) => Response | Promise<Response> {
+  return (request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/mcp") return mcp.fetch(request);
+    if (pathname === "/healthz") return Response.json({ status: "ok" });
+    return new Response("Not Found", { status: 404 });
+  };
+}
+
 async function serveStdio(): Promise<void> {
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   // The connection ends when stdin does; nothing else keeps the process alive.
@@ -30,12 +42,7 @@ async function serveHttp(): Promise<void> {
   const { createMcpHandler } = await import("@modelcontextprotocol/server");
   const mcp = createMcpHandler(() => createFloorServer());
   const port = Number(Deno.env.get("PORT") ?? "8586");
-  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, (request) => {
-    const { pathname } = new URL(request.url);
-    if (pathname === "/mcp") return mcp.fetch(request);
-    if (pathname === "/healthz") return Response.json({ status: "ok" });
-    return new Response("Not Found", { status: 404 });
-  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, floorRoutes(mcp));
   const stop = () => void mcp.close().finally(() => server.shutdown());
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
