@@ -106,11 +106,14 @@ Deno.test("handshake era: a connection with a call in flight is never closed to 
     },
   });
   const url = `${server.url}/mcp`;
-  const deadline = Date.now() + 20_000;
+  // Until 80 calls have succeeded (or a minute has passed): on a busy machine more rounds are refused
+  // or closed to make room before then, and the run goes on longer rather than ending short.
+  const deadline = Date.now() + 60_000;
   const outcomes: string[] = [];
+  const enough = () => outcomes.filter((o) => o === "ok").length >= 80 || Date.now() >= deadline;
   let calls = 0;
   await Promise.all(Array.from({ length: 4 }, async (_, worker) => {
-    for (let round = 0; round < 40 && Date.now() < deadline; round++) {
+    for (let round = 0; !enough(); round++) {
       const opened = await postLegacy(url, initializeBody(), bearer(SECRETS.writer));
       if (opened.status === 503 || !opened.session) {
         outcomes.push(`initialize ${opened.status}`); // refused before anything was made
