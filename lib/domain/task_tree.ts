@@ -263,6 +263,8 @@ export class TaskTree {
     const before = task[key];
     keepFields(tx, task);
     const blockers = key === "blocked_by";
+    // A removed field comes back in its place, so a refused change leaves even the key order.
+    const keysAfter = had && value === undefined ? keysFollowing(task, key) : [];
     if (blockers) this.#linkBlockers(task, -1);
     if (value === undefined) delete task[key];
     else task[key] = value;
@@ -272,6 +274,7 @@ export class TaskTree {
       if (blockers) this.#linkBlockers(task, -1);
       if (had) task[key] = before;
       else delete task[key];
+      for (const k of keysAfter) moveLast(task, k);
       if (blockers) this.#linkBlockers(task, 1);
     });
   }
@@ -462,6 +465,20 @@ function keepFields(tx: OpenTransaction, task: Task): void {
   if (tx.fieldsBefore.has(task.id)) return;
   const { id: _id, tasks: _tasks, ...fields } = task;
   tx.fieldsBefore.set(task.id, fields);
+}
+
+/** The keys after `key` in `task`'s own order. */
+function keysFollowing(task: Task, key: string): (keyof Task)[] {
+  const keys = Object.keys(task) as (keyof Task)[];
+  return keys.slice(keys.indexOf(key as keyof Task) + 1);
+}
+
+/** Moves `key`, when present, to the end of `task`'s key order, keeping its value. */
+function moveLast(task: Task, key: keyof Task): void {
+  if (!Object.hasOwn(task, key)) return;
+  const value = task[key];
+  delete task[key];
+  (task as unknown as Record<string, unknown>)[key] = value;
 }
 
 /** Notes a list's child ids as they are before its first change in the transaction. */

@@ -147,6 +147,23 @@ Deno.test("TaskTree.transact rolls back exactly on throw", async (t) => {
     );
     assert.equal(Object.hasOwn(tree.get("a")!, "constraints"), false);
   });
+  await t.step("a removed field comes back in its place: the task serializes as it did", () => {
+    const tree = treeOf({
+      ...task("a"),
+      status: "in_progress",
+      claim: { agent: "ann", since: "s", expires_at: "e" },
+    });
+    tree.transact((t) => t.setField(t.get("a")!, "notes", [{ agent: "ann", at: "t", text: "!" }]));
+    const before = JSON.stringify(tree.roots);
+    assert.throws(() =>
+      tree.transact((t) => {
+        t.setField(t.get("a")!, "claim", undefined);
+        t.setField(t.get("a")!, "notes", undefined);
+        t.setField(t.get("a")!, "resolution", "r");
+        throw new Error("boom");
+      }), /boom/);
+    assert.equal(JSON.stringify(tree.roots), before);
+  });
   await t.step("a committed transaction can still be rolled back by its store", () => {
     const tree = sample();
     const before = snapshot(tree);
