@@ -23,6 +23,7 @@ import {
   SDK_ONLY,
   type ServerCommand,
   serverStdio,
+  splitBundleStdio,
 } from "./commands.ts";
 import { BENCH_DIR, orchestratorStdio } from "./peer.ts";
 import { ms, type PartOptions, type PartResult, ratio, table, type Target, verdict } from "./report.ts";
@@ -134,6 +135,15 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
     bundleError = (error as Error).message;
     options.note(`cold start: bundle not available: ${bundleError}`);
   }
+  let split: ServerCommand | undefined;
+  let splitError: string | undefined;
+  try {
+    split = await splitBundleStdio(`${BENCH_DIR}/split`);
+    contenders.push(...both(split));
+  } catch (error) {
+    splitError = (error as Error).message;
+    options.note(`cold start: split bundle not available: ${splitError}`);
+  }
   let orchestrator: ServerCommand | undefined;
   let orchestratorError: string | undefined;
   try {
@@ -218,6 +228,15 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
         } the floor`
       ).join("; ")
     }.`;
+  const splitLine = split === undefined
+    ? `- The split bundle: not available (${splitError}).`
+    : `- The split bundle (no target; the same code as checklist-mcp, our modules in a few chunks): ${
+      (["modern", "legacy"] as const).map((era) =>
+        `${openingName(era)} ${ms(medianOf(split, era)!)} ms = ${
+          ratio(medianOf(split, era)!, medianOf(floor, era)!)
+        } the floor, tools/list ${ratio(medianOf(split, era, listed)!, medianOf(floor, era, listed)!)}`
+      ).join("; ")
+    }.`;
   const markdown = [
     "## 1. Cold start (stdio, spawn → the first answer, and the tools/list answer)",
     "",
@@ -233,8 +252,10 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
       floorLabel("v1")
     }\` is SDK v1's (the floor before issue 28). checklist-mcp`,
     "builds its server with SDK v2's `Server` (`lib/mcp/server.ts`) and serves it with `serveStdio`. The bundle is",
-    "`deno task bundle`'s output run with `deno run --no-config`. task-orchestrator-mcp speaks the handshake era",
-    "only.",
+    "`deno task bundle`'s output run with `deno run --no-config`. The split bundle is the same code with our own",
+    "modules bundled into a few chunks and npm packages left to the import map (`deno bundle --code-splitting",
+    "--packages external`), run with `deno run --config deno.json`: what a start costs when our modules are not",
+    "each loaded as a file of their own. task-orchestrator-mcp speaks the handshake era only.",
     "",
     table(
       [
@@ -254,10 +275,14 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
     "",
     ...targets.map((t) => `- ${t.name}: ${verdict(t.met)} (${t.detail})`),
     bundleLine,
+    splitLine,
   ].join("\n");
   return { markdown, targets };
 }
 
 function short(arg: string): string {
-  return arg.replace(/^.*\/(bench\/[\w/]+\.ts)$/, "$1").replace(/^.*\/\.bench\//, ".bench/");
+  return arg.replace(/^.*\/(bench\/[\w/]+\.ts)$/, "$1").replace(/^.*\/\.bench\//, ".bench/").replace(
+    /^.*\/deno\.json$/,
+    "deno.json",
+  );
 }
