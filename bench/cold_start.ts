@@ -99,6 +99,12 @@ export async function timeToAnswers(
   }
 }
 
+/** A server that may not build: its command, or why not. */
+interface Optional {
+  cmd?: ServerCommand;
+  why?: string;
+}
+
 /** One server with one opening. */
 interface Contender {
   cmd: ServerCommand;
@@ -126,24 +132,20 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
     { cmd: await floorStdio("v1"), era: "legacy", lists: true },
     ...both(ours),
   ];
-  let bundle: ServerCommand | undefined;
-  let bundleError: string | undefined;
-  try {
-    bundle = await bundleStdio(`${BENCH_DIR}/checklist-mcp.mjs`);
-    contenders.push(...both(bundle));
-  } catch (error) {
-    bundleError = (error as Error).message;
-    options.note(`cold start: bundle not available: ${bundleError}`);
-  }
-  let split: ServerCommand | undefined;
-  let splitError: string | undefined;
-  try {
-    split = await splitBundleStdio(`${BENCH_DIR}/split`);
-    contenders.push(...both(split));
-  } catch (error) {
-    splitError = (error as Error).message;
-    options.note(`cold start: split bundle not available: ${splitError}`);
-  }
+  /** A server that may not build (a bundle): among the contenders when built, or why not. */
+  const optional = async (what: string, make: () => Promise<ServerCommand>): Promise<Optional> => {
+    try {
+      const cmd = await make();
+      contenders.push(...both(cmd));
+      return { cmd };
+    } catch (error) {
+      const why = (error as Error).message;
+      options.note(`cold start: ${what} not available: ${why}`);
+      return { why };
+    }
+  };
+  const bundle = await optional("bundle", () => bundleStdio(`${BENCH_DIR}/checklist-mcp.mjs`));
+  const split = await optional("split bundle", () => splitBundleStdio(`${BENCH_DIR}/split`));
   let orchestrator: ServerCommand | undefined;
   let orchestratorError: string | undefined;
   try {
@@ -219,24 +221,26 @@ export async function coldStart(options: PartOptions): Promise<PartResult> {
         ratio(oursLegacy, theirs)
       }, ${ratio(oursModern, theirs)}`,
   });
-  const bundleLine = bundle === undefined
-    ? `- The bundle: not available (${bundleError}).`
-    : `- The bundle (no target): ${
-      (["modern", "legacy"] as const).map((era) =>
-        `${openingName(era)} ${ms(medianOf(bundle, era)!)} ms = ${
-          ratio(medianOf(bundle, era)!, medianOf(floor, era)!)
-        } the floor`
-      ).join("; ")
-    }.`;
-  const splitLine = split === undefined
-    ? `- The split bundle: not available (${splitError}).`
-    : `- The split bundle (no target; the same code as checklist-mcp, our modules in a few chunks): ${
-      (["modern", "legacy"] as const).map((era) =>
-        `${openingName(era)} ${ms(medianOf(split, era)!)} ms = ${
-          ratio(medianOf(split, era)!, medianOf(floor, era)!)
-        } the floor, tools/list ${ratio(medianOf(split, era, listed)!, medianOf(floor, era, listed)!)}`
-      ).join("; ")
-    }.`;
+  /** The line under the table for an optional server: its figures against the floor, no target. */
+  const sideLine = (name: string, aside: string, { cmd, why }: Optional, lists: boolean) =>
+    cmd === undefined
+      ? `- The ${name}: not available (${why}).`
+      : `- The ${name} (no target${aside}): ${
+        (["modern", "legacy"] as const).map((era) =>
+          `${openingName(era)} ${ms(medianOf(cmd, era)!)} ms = ${
+            ratio(medianOf(cmd, era)!, medianOf(floor, era)!)
+          } the floor${
+            lists ? `, tools/list ${ratio(medianOf(cmd, era, listed)!, medianOf(floor, era, listed)!)}` : ""
+          }`
+        ).join("; ")
+      }.`;
+  const bundleLine = sideLine("bundle", "", bundle, false);
+  const splitLine = sideLine(
+    "split bundle",
+    "; the same code as checklist-mcp, our modules in a few chunks",
+    split,
+    true,
+  );
   const markdown = [
     "## 1. Cold start (stdio, spawn → the first answer, and the tools/list answer)",
     "",

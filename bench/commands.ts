@@ -102,10 +102,7 @@ export async function bundleStdio(output: string): Promise<ServerCommand> {
   };
   const words = (config.tasks.bundle ?? "").split(/\s+/).filter(Boolean);
   if (words[0] !== "deno" || words[1] !== "bundle") throw new Error('task bundle is not "deno bundle …"');
-  const args = words.slice(1).map((w) => (w.endsWith(".mjs") ? output : w));
-  const built = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "null", stderr: "piped" })
-    .output();
-  if (!built.success) throw new Error(`deno task bundle failed: ${new TextDecoder().decode(built.stderr)}`);
+  await denoBundle(words.slice(1).map((w) => (w.endsWith(".mjs") ? output : w)), "deno task bundle");
   return {
     label: "checklist-mcp bundle",
     command: Deno.execPath(),
@@ -123,25 +120,8 @@ export async function bundleStdio(output: string): Promise<ServerCommand> {
  */
 export async function splitBundleStdio(outdir: string): Promise<ServerCommand> {
   await Deno.remove(outdir, { recursive: true }).catch(() => {});
-  const args = [
-    "bundle",
-    "--code-splitting",
-    "--packages",
-    "external",
-    "--platform",
-    "deno",
-    "--outdir",
-    outdir,
-  ];
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: [...args, "main.ts"],
-    cwd: ROOT,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!built.success) {
-    throw new Error(`deno bundle --code-splitting failed: ${new TextDecoder().decode(built.stderr)}`);
-  }
+  const split = ["--code-splitting", "--packages", "external", "--platform", "deno", "--outdir", outdir];
+  await denoBundle(["bundle", ...split, "main.ts"], "deno bundle --code-splitting");
   return {
     label: "checklist-mcp, split bundle",
     command: Deno.execPath(),
@@ -156,6 +136,13 @@ export async function splitBundleStdio(outdir: string): Promise<ServerCommand> {
     cwd: ROOT,
     env: serverEnv(),
   };
+}
+
+/** Runs `deno ARGS` (a `bundle` command) in the project root; throws with its stderr, as `what`, when it fails. */
+async function denoBundle(args: string[], what: string): Promise<void> {
+  const built = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "null", stderr: "piped" })
+    .output();
+  if (!built.success) throw new Error(`${what} failed: ${new TextDecoder().decode(built.stderr)}`);
 }
 
 /** This server over HTTP on `port`, exactly as the `start` task starts it. */
