@@ -316,7 +316,10 @@ function envFlag(name: string): boolean {
  */
 export default {
   fetch(request: Request): Promise<Response> {
-    return declarativeApp(envFlag("DENO_DEPLOYMENT_ID") ? "Deno Deploy" : "an unknown address").then(
+    // Built once; the environment is read only for the first request (an op per request otherwise).
+    const app = served.app ??
+      declarativeApp(envFlag("DENO_DEPLOYMENT_ID") ? "Deno Deploy" : "an unknown address");
+    return app.then(
       (fetch) => fetch(request),
       (error) => {
         // Under deno serve, onListen has refused the start already (and exits); on Deploy, say why here.

@@ -35,11 +35,17 @@ async function serveStdio(): Promise<void> {
   await closed;
 }
 
-async function serveHttp(): Promise<void> {
+/**
+ * The floor's HTTP app (`/mcp`, `/healthz`): one MCP session per client, or with `stateless` one
+ * server and transport per request. Served by `Deno.serve` below, and called in-process by
+ * bench/request_profile.ts.
+ */
+export async function floorV1App(
+  stateless: boolean,
+): Promise<(request: Request) => Response | Promise<Response>> {
   const { Hono } = await import("hono");
   const sdk = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
   type Transport = WebStandardStreamableHTTPServerTransport;
-  const stateless = ["1", "true", "yes"].includes(Deno.env.get("STATELESS") ?? "");
   const connections = new Map<string, Transport>();
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -67,8 +73,14 @@ async function serveHttp(): Promise<void> {
     await server.connect(transport);
     return await transport.handleRequest(c.req.raw);
   });
+  return app.fetch;
+}
+
+async function serveHttp(): Promise<void> {
+  const stateless = ["1", "true", "yes"].includes(Deno.env.get("STATELESS") ?? "");
+  const fetch = await floorV1App(stateless);
   const port = Number(Deno.env.get("PORT") ?? "8586");
-  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, app.fetch);
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, fetch);
   const stop = () => void server.shutdown();
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);

@@ -1,5 +1,5 @@
 /**
- * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients in four modes, this server's getTask
+ * Part 3: HTTP throughput with 1, 4 and 16 concurrent clients in five modes, this server's getTask
  * on a 100-task session against a floor's no-op tool:
  *
  * - 2026-07-28: every request alone, with the `_meta` envelope and the standard headers, against
@@ -7,6 +7,8 @@
  * - the same under `deno serve` (main.ts's default export against bench/floor_serve.ts);
  * - the handshake era with sessions (one MCP session per client), against the SDK v1 floor
  *   (stateful), as before issue 28;
+ * - the same with this server under `deno serve` (the floor already serves with `Deno.serve`, the
+ *   listener `deno serve` uses): no target, it shows what our own listener of `deno run` costs there;
  * - the handshake era without sessions (`STATELESS=1` here: SDK v2's stateless legacy leg),
  *   against the SDK v2 floor's own stateless legacy leg.
  *
@@ -48,6 +50,7 @@ const MODES: readonly Mode[] = [
   { name: "2026-07-28", era: "modern", stateless: true, floor: "v2" },
   { name: "2026-07-28, deno serve", era: "modern", stateless: true, floor: "v2", serve: true },
   { name: "handshake, stateful", era: "legacy", stateless: false, floor: "v1" },
+  { name: "handshake, stateful, deno serve", era: "legacy", stateless: false, floor: "v1", serve: true },
   { name: "handshake, stateless", era: "legacy", stateless: true, floor: "v2" },
 ];
 
@@ -122,7 +125,8 @@ async function start(who: Who, mode: Mode): Promise<Contender | string> {
   const env: Record<string, string> = who === "checklist-mcp" && mode.stateless && mode.era === "legacy"
     ? { STATELESS: "1" }
     : {};
-  const cmd = mode.serve
+  // The v1 floor serves with `Deno.serve` under `deno run` too: the same listener as `deno serve`'s.
+  const cmd = mode.serve && !(who === "floor" && mode.floor === "v1")
     ? who === "floor" ? await floorServe(port) : await serverServe(port, env)
     : who === "floor"
     ? await floorHttp(port, {}, mode.floor)
@@ -258,8 +262,10 @@ export async function throughput(options: PartOptions): Promise<PartResult> {
     }\` (\`createMcpHandler\` on \`Deno.serve\`). Handshake, stateful: one MCP session per`,
     `client, against the \`${
       floorLabel("v1")
-    }\` (SDK v1, Hono, its web-standard transport). \`deno serve\`: both started by \`deno serve\` (main.ts's`,
-    "default export; the v2 floor's handler as a default export, bench/floor_serve.ts). Handshake, stateless",
+    }\` (SDK v1, Hono, its web-standard transport). \`deno serve\`: checklist-mcp started by \`deno serve\``,
+    "(main.ts's default export), and so is the 2026-07-28 floor (its handler as a default export,",
+    "bench/floor_serve.ts); the handshake era's v1 floor runs as under `deno run`, on `Deno.serve`, the listener",
+    "`deno serve` uses. Handshake, stateless",
     "(checklist-mcp with `STATELESS=1`): a new server per request, against the v2 floor's own stateless legacy",
     "leg. The load generator shares the machine. Server CPU is the server process's user + system time over the",
     'run divided by its requests; "floor CPU ÷ ours" is the throughput the server itself would allow, relative to',
