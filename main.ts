@@ -1,7 +1,8 @@
 /**
  * The one entry: `deno run main.ts` serves HTTP, `deno run main.ts --stdio` serves stdio, and the
  * default export `{ fetch }` serves `deno serve main.ts` and Deno Deploy. `main.ts guard …` (the
- * binary's `checklist-mcp guard`, `deno task guard`) is the commit guard, loaded only then.
+ * binary's `checklist-mcp guard`) is the commit guard, loaded only then; `deno task guard`, what a hook
+ * runs at every commit, starts lib/guard/guard_main.ts itself and so skips this module's imports.
  */
 import type { Authenticator } from "./lib/auth/authenticator.ts";
 import { type Config, DEFAULTS, loadConfig, renamedSettings } from "./lib/config.ts";

@@ -11,13 +11,16 @@
  * 1,000 tasks (bench/shapes.ts) in which 12 agents hold leaves reserving 8 patterns each (96 patterns,
  * as bench:team), made by a real stdio server; the committed file is free, so every guarded commit goes
  * through after a full check. Before measuring, each hook must refuse a commit of a reserved path.
- * Then where the time goes: the same check run directly; the guard started with nothing to check
- * (`--help`) through `deno task`, through `deno run`, and with its own modules alone (bench/cold/
- * guard_entry.ts); Deno alone; and, in process, one session read from each store and the decision.
+ * A fifth way is a hook that starts the guard through main.ts, as `deno task guard` did before it started
+ * the guard's own module (lib/guard/guard_main.ts). Then where the time goes: the same check run directly;
+ * the guard started with nothing to check (`--help`) through `deno task`, through `deno run` of its own
+ * module, and through main.ts; Deno alone; and, in process, one session read from each store and the
+ * decision.
  */
 import { LIMITS } from "../lib/domain/limits.ts";
 import { stagedConflicts } from "../lib/guard/guard_check.ts";
 import { readFileTree, readKvTree } from "../lib/guard/store_read.ts";
+import { hookScript, shellLine } from "../lib/guard/hook_install.ts";
 import { serverEnv } from "../tests/support/env.ts";
 import { gitPlace, type Repo } from "../tests/support/git_repos.ts";
 import { CONFIG, MAIN, ROOT } from "../tests/support/paths.ts";
@@ -40,8 +43,8 @@ const PER_DIR = 100;
 const TASKS = 1000;
 const HOLDERS = 12;
 const SESSION = "bench";
-/** The guard without main.ts's static imports (a start-up baseline, not shipped). */
-const GUARD_ENTRY = `${ROOT}/bench/cold/guard_entry.ts`;
+/** What `deno task guard` starts: the guard's own module, without the server's that main.ts imports. */
+const GUARD_ENTRY = `${ROOT}/lib/guard/guard_main.ts`;
 
 /** The environment of every child: no server settings of this shell, no global git config, no INIT_CWD. */
 function childEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -143,6 +146,18 @@ async function install(repo: Repo, hooks: string, flags: string[]): Promise<void
   }
 }
 
+/**
+ * A hook as `deno task guard` ran it before it started the guard's own module: the guard through
+ * main.ts (and its static imports), here by `deno run` directly, so without `deno task`'s own start.
+ */
+async function installThroughMain(hooks: string, flags: string[]): Promise<void> {
+  await Deno.mkdir(hooks, { recursive: true });
+  const perms = await taskPermissions("guard");
+  const line = shellLine([Deno.execPath(), "run", ...perms, "--config", CONFIG, MAIN, "guard", ...flags]);
+  await Deno.writeTextFile(`${hooks}/pre-commit`, hookScript(line));
+  await Deno.chmod(`${hooks}/pre-commit`, 0o755);
+}
+
 function commit(repo: Repo, way: Way, message: string) {
   return run("git", ["-c", `core.hooksPath=${way.hooks}`, "commit", "-q", "-m", message], repo.dir);
 }
@@ -226,11 +241,17 @@ export async function guardBench(options: { quick: boolean; note: (line: string)
       { label: "hook, FILE_PATH", hooks: `${parent}/hooks-file` },
       { label: "hook, KV_PATH", hooks: `${parent}/hooks-kv` },
       { label: "hook, `--url` (a running HTTP server)", hooks: `${parent}/hooks-url` },
+      {
+        label:
+          "hook, FILE_PATH, the guard through main.ts (as the task ran it before; `deno run`, no `deno task`)",
+        hooks: `${parent}/hooks-main`,
+      },
     ];
     await Deno.mkdir(ways[0]!.hooks);
     await install(repo, ways[1]!.hooks, ["--file", file]);
     await install(repo, ways[2]!.hooks, ["--kv", kv]);
     await install(repo, ways[3]!.hooks, ["--url", `${http.url}/mcp`]);
+    await installThroughMain(ways[4]!.hooks, ["--session", SESSION, "--file", file]);
     await checkRefusals(repo, ways);
     const n = options.quick ? 5 : 30;
     options.note(`guard: ${n} rounds of commits and start-ups, taking turns`);
@@ -303,11 +324,11 @@ export async function guardBench(options: { quick: boolean; note: (line: string)
       `A repository of ${
         FILES.toLocaleString("en-US")
       } committed files; each sample is one real \`git commit\` ` +
-      "of one changed file, the four ways taking turns (which goes first rotating), each with its own " +
+      "of one changed file, the five ways taking turns (which goes first rotating), each with its own " +
       "`core.hooksPath`, the hooks written by `deno task --config deno.json guard --install` (so each runs " +
-      `\`deno task -q --config …/deno.json guard\`). Each store holds a session of ${
-        TASKS.toLocaleString("en-US")
-      } ` +
+      "`deno task -q --config …/deno.json guard`, which starts lib/guard/guard_main.ts), and the fifth a hook " +
+      "that starts the guard through main.ts by `deno run`, as the task did before. " +
+      `Each store holds a session of ${TASKS.toLocaleString("en-US")} ` +
       `tasks in which ${HOLDERS} agents hold leaves reserving 8 patterns each (a ${
         Math.round(fileBytes / 1024)
       } KiB file), made by a real stdio server; the HTTP server reads a copy of the file. The committed file ` +
@@ -329,11 +350,16 @@ export async function guardBench(options: { quick: boolean; note: (line: string)
           ms(started.p99),
           "—",
         ],
-        ["the same without `deno task` (`deno run … main.ts guard --help`)", ms(ran.p50), ms(ran.p99), "—"],
         [
-          "the guard's modules alone, without the server's that main.ts loads (`bench/cold/guard_entry.ts`)",
+          "the same without `deno task` (`deno run … lib/guard/guard_main.ts --help`, what the task runs)",
           ms(alone.p50),
           ms(alone.p99),
+          "—",
+        ],
+        [
+          "through main.ts, as the compiled binary and the task before (`deno run … main.ts guard --help`)",
+          ms(ran.p50),
+          ms(ran.p99),
           "—",
         ],
         ["Deno alone (`deno eval 0`)", ms(hello.p50), ms(hello.p99), "—"],

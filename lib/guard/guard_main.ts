@@ -1,10 +1,11 @@
 /**
- * `checklist-mcp guard` (docs/guard.md): the one entry main.ts hands `guard …` to, loaded only then.
+ * `checklist-mcp guard` (docs/guard.md): what main.ts hands `guard …` to, loaded only then, and what
+ * `deno task guard` runs directly, so that the hook of every commit loads the guard alone and not the
+ * server's modules main.ts imports (about 70 ms a commit, BENCHMARKS.md "The commit guard").
  * It runs the edges in order — git for the work tree and the staged paths, then the store (a file, Deno
  * KV, or an endpoint over HTTP) within {@link LIMITS}.guardMs — and hands what they read to the pure
  * decision (guard_check.ts) and its words (guard_report.ts). `--install` writes the hook instead.
  */
-import { dirname } from "node:path";
 import { LIMITS } from "../domain/limits.ts";
 import type { PathConflict } from "../domain/schemas.ts";
 import { GitError } from "../git/run_git.ts";
@@ -18,7 +19,13 @@ import {
 import { recordedWorkTrees, stagedConflicts } from "./guard_check.ts";
 import { GuardError } from "./guard_error.ts";
 import { GUARD_EXIT, type GuardOutcome, guardVerdict } from "./guard_report.ts";
-import { bakedFlags, guardCommand, guardInvocation, installHook } from "./hook_install.ts";
+import {
+  bakedFlags,
+  guardCommand,
+  guardInvocation,
+  installHook,
+  projectDirectories,
+} from "./hook_install.ts";
 import { readStaged, type StagedCommit } from "./staged_paths.ts";
 
 /** Where a run reads its environment and writes its words; the process's own by default. */
@@ -109,16 +116,14 @@ async function settled(step: () => Promise<GuardOutcome | number>): Promise<Guar
 /**
  * Where the guard was started: `INIT_CWD` when it runs as a `deno task` (Deno then runs it in the
  * directory of the config, the project's, and names the directory the task was started in), else the
- * working directory. A compiled binary, or a process started elsewhere, ignores a stray `INIT_CWD`
+ * working directory (hook_install.ts's {@link projectDirectories} says which directories are the project's). A compiled binary, or a process started elsewhere, ignores a stray `INIT_CWD`
  * (npm sets one for every script it runs).
  */
 export function startDirectory(env: Record<string, string | undefined>, cwd: string): string {
   const init = env.INIT_CWD;
-  if (!init || Deno.build.standalone) return cwd;
-  const main = new URL(Deno.mainModule);
-  if (main.protocol !== "file:") return cwd;
-  const project = dirname(decodeURIComponent(main.pathname.replace(/^\/([A-Za-z]:)/, "$1")));
-  return cwd === project || realPath(cwd) === realPath(project) ? init : cwd;
+  if (!init) return cwd;
+  const here = realPath(cwd);
+  return projectDirectories().some((dir) => cwd === dir || here === realPath(dir)) ? init : cwd;
 }
 
 function realPath(path: string): string {
@@ -253,3 +258,5 @@ async function install(
   }
   return GUARD_EXIT.ok;
 }
+
+if (import.meta.main) Deno.exit(await runGuard(Deno.args));

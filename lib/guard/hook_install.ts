@@ -35,10 +35,32 @@ export interface GuardInvocation {
   initCwd: boolean;
 }
 
+/** This module's place when it runs from a checkout: the project's directory is two rooms up. */
+const FROM_SOURCE = /\/lib\/guard\/hook_install\.ts$/;
+
+/**
+ * The directories a `deno task` of this project may run the guard in (its deno.json's): the entry's
+ * (main.ts's, or a bundle's), and from a checkout the project's, two rooms above this module (`deno
+ * task guard` starts lib/guard/guard_main.ts). Empty for the compiled binary and a remote entry.
+ */
+export function projectDirectories(): string[] {
+  if (Deno.build.standalone) return [];
+  const main = new URL(Deno.mainModule);
+  if (main.protocol !== "file:") return [];
+  const dirs = [dirname(filePath(main))];
+  const here = new URL(import.meta.url);
+  if (here.protocol === "file:" && FROM_SOURCE.test(here.pathname)) {
+    const root = dirname(dirname(dirname(filePath(here))));
+    if (!dirs.includes(root)) dirs.push(root);
+  }
+  return dirs;
+}
+
 /**
  * How this process was started, as a command a hook can run anywhere: the compiled binary, else `deno
- * task --config DIR/deno.json guard` when the entry's directory has a deno.json with a `guard` task,
- * (quiet: no "Task" line), else `deno run` of the entry (a bundle) with {@link GUARD_PERMISSIONS}. Absolute paths throughout.
+ * task --config DIR/deno.json guard` when a deno.json of {@link projectDirectories} has a `guard` task
+ * (quiet: no "Task" line), else `deno run` of the entry (a bundle) with {@link GUARD_PERMISSIONS}.
+ * Absolute paths throughout.
  */
 export async function guardInvocation(): Promise<GuardInvocation> {
   const deno = Deno.execPath();
@@ -47,20 +69,26 @@ export async function guardInvocation(): Promise<GuardInvocation> {
   if (main.protocol !== "file:") {
     return { argv: [deno, "run", ...GUARD_PERMISSIONS, main.href, "guard"], initCwd: false };
   }
-  const entry = decodeURIComponent(main.pathname.replace(/^\/([A-Za-z]:)/, "$1"));
-  const config = join(dirname(entry), "deno.json");
-  try {
-    const { tasks } = JSON.parse(await Deno.readTextFile(config)) as { tasks?: Record<string, unknown> };
-    if (typeof tasks?.guard === "string") {
-      return { argv: [deno, "task", "-q", "--config", config, "guard"], initCwd: true };
+  for (const dir of projectDirectories()) {
+    const config = join(dir, "deno.json");
+    try {
+      const { tasks } = JSON.parse(await Deno.readTextFile(config)) as { tasks?: Record<string, unknown> };
+      if (typeof tasks?.guard === "string") {
+        return { argv: [deno, "task", "-q", "--config", config, "guard"], initCwd: true };
+      }
+    } catch {
+      // No deno.json there (a bundle): look on, else run the entry directly.
     }
-  } catch {
-    // No deno.json beside the entry (a bundle): run it directly.
   }
   return {
-    argv: [deno, "run", "--no-config", "--unstable-kv", ...GUARD_PERMISSIONS, entry, "guard"],
+    argv: [deno, "run", "--no-config", "--unstable-kv", ...GUARD_PERMISSIONS, filePath(main), "guard"],
     initCwd: false,
   };
+}
+
+/** A `file:` URL's path on this system (a drive letter without its leading slash on Windows). */
+function filePath(url: URL): string {
+  return decodeURIComponent(url.pathname.replace(/^\/([A-Za-z]:)/, "$1"));
 }
 
 /**

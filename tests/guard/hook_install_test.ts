@@ -28,7 +28,7 @@ Deno.test("the guard task runs with the permissions a hook's deno run gets: git,
   const { tasks } = JSON.parse(await Deno.readTextFile(CONFIG)) as { tasks: Record<string, string> };
   const words = tasks.guard!.split(/\s+/);
   assert.deepEqual(words.filter((w) => w.startsWith("--allow") || w === "-A"), [...GUARD_PERMISSIONS]);
-  assert.deepEqual(words.slice(-2), ["main.ts", "guard"]);
+  assert.deepEqual(words.slice(-1), ["lib/guard/guard_main.ts"]);
 });
 
 Deno.test("a shell line quotes what needs it, and sh reads back the same words", async () => {

@@ -98,3 +98,26 @@ Deno.test("the guard's path (main.ts guard) loads no HTTP, listener, access or d
   assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
   assert.deepEqual([...graph].filter((s) => s.includes("@modelcontextprotocol/client")), []);
 });
+
+Deno.test("deno task guard, what a hook runs at every commit, starts the guard's own module: none of the server's modules nor the SDK's server load", async () => {
+  const { tasks } = JSON.parse(await Deno.readTextFile(CONFIG)) as { tasks: Record<string, string> };
+  const entry = tasks.guard!.split(/\s+/).find((word) => word.endsWith(".ts"));
+  assert.equal(entry, "lib/guard/guard_main.ts");
+  const graph = await staticGraph([`${ROOT}/${entry}`]);
+  const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
+    s.slice(pathToFileURL(ROOT).href.length)
+  );
+  assert.ok(
+    project.includes("/lib/guard/staged_paths.ts"),
+    `the walk found the guard: ${project.join(", ")}`,
+  );
+  const forbidden = [
+    /^\/main\.ts$/,
+    /^\/lib\/mcp\//,
+    /^\/lib\/plan_view\//,
+    /^\/lib\/render\//,
+    /^\/lib\/http\//,
+  ];
+  assert.deepEqual(project.filter((path) => forbidden.some((f) => f.test(path))), []);
+  assert.deepEqual([...graph].filter((s) => s.includes("@modelcontextprotocol/")), []);
+});
