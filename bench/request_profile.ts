@@ -115,14 +115,11 @@ export function chargeByOwner(profile: CpuProfile): Map<string, number> {
     else if (name === "(program)") found = "V8 (program)";
     else if (name === "(idle)") found = "(idle)";
     else {
-      found = ownerOf(node.callFrame.url) ?? "";
-      if (found === "") {
-        const up = parent.get(id);
-        found = up === undefined ? "the runtime's event loop" : ownerOfNode(up);
-        if (found === "(root)") found = "the runtime's event loop";
-      }
+      // A frame without an owner is charged to its caller's; with none up to the root, the event loop's.
+      const up = parent.get(id);
+      found = ownerOf(node.callFrame.url) ??
+        (up === undefined ? "the runtime's event loop" : ownerOfNode(up));
     }
-    if (name === "(root)") found = "(root)";
     owner.set(id, found);
     return found;
   };
@@ -310,12 +307,10 @@ if (import.meta.main) {
   }
   const results = runs.map(medianOfRuns);
   const owners = [...new Set(results.flatMap((r) => [...r.perRequest.keys()]))]
-    .filter((owner) => owner !== "(root)")
     .sort((a, b) => (results[0]!.perRequest.get(b) ?? 0) - (results[0]!.perRequest.get(a) ?? 0));
   const cell = (us: number | undefined) => us === undefined ? "—" : us.toFixed(1);
   const rows = owners.map((owner) => [owner, ...results.map((r) => cell(r.perRequest.get(owner)))]);
-  const total = (r: Measured) =>
-    [...r.perRequest].filter(([owner]) => owner !== "(root)").reduce((sum, [, us]) => sum + us, 0);
+  const total = (r: Measured) => [...r.perRequest.values()].reduce((sum, us) => sum + us, 0);
   rows.push(["**CPU in all**", ...results.map((r) => `**${total(r).toFixed(1)}**`)]);
   rows.push(["wall time per request (profiler on)", ...results.map((r) => r.wallUs.toFixed(1))]);
   rows.push([

@@ -40,11 +40,15 @@ async function staticGraph(roots: string[]): Promise<Set<string>> {
   return seen;
 }
 
+/** The project's own modules in `graph`, as paths from the project root (`/lib/…`). */
+function projectModules(graph: Set<string>): string[] {
+  const root = pathToFileURL(ROOT).href;
+  return [...graph].filter((s) => s.startsWith(root)).map((s) => s.slice(root.length));
+}
+
 Deno.test("the stdio path loads no HTTP, listener, access, dashboard or plan-view document code, and of npm only the SDK v2 server, zod and the MCP Apps names", async () => {
   const graph = await staticGraph([MAIN, `${ROOT}/lib/mcp/stdio_serve.ts`]);
-  const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
-    s.slice(pathToFileURL(ROOT).href.length)
-  );
+  const project = projectModules(graph);
   assert.ok(project.includes("/lib/mcp/server.ts"), `the walk found the server: ${project.join(", ")}`);
   const forbidden = [
     /^\/lib\/http\//,
@@ -81,9 +85,7 @@ Deno.test("the HTTP path loads the SDK v2 server, never the maintenance line", a
 
 Deno.test("the guard's path (main.ts guard) loads no HTTP, listener, access or dashboard code, and the MCP client only for --url", async () => {
   const graph = await staticGraph([MAIN, `${ROOT}/lib/guard/guard_main.ts`]);
-  const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
-    s.slice(pathToFileURL(ROOT).href.length)
-  );
+  const project = projectModules(graph);
   assert.ok(
     project.includes("/lib/guard/staged_paths.ts"),
     `the walk found the guard: ${project.join(", ")}`,
@@ -104,9 +106,7 @@ Deno.test("deno task guard, what a hook runs at every commit, starts the guard's
   const entry = tasks.guard!.split(/\s+/).find((word) => word.endsWith(".ts"));
   assert.equal(entry, "lib/guard/guard_main.ts");
   const graph = await staticGraph([`${ROOT}/${entry}`]);
-  const project = [...graph].filter((s) => s.startsWith("file:")).map((s) =>
-    s.slice(pathToFileURL(ROOT).href.length)
-  );
+  const project = projectModules(graph);
   assert.ok(
     project.includes("/lib/guard/staged_paths.ts"),
     `the walk found the guard: ${project.join(", ")}`,
